@@ -1,0 +1,3 @@
+from atomic.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""The Atomic engine. Imports neither frontend, nor Textual."""

@@ -1,0 +1,185 @@
+"""Typed conversation messages, exactly as the RPC protocol shows them on the wire."""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated, Any, ClassVar, Literal, Union
+
+from pydantic import Field, TypeAdapter
+
+from atomic.core.wire import WireModel
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+# --------------------------------------------------------------------------- content blocks
+
+
+class TextContent(WireModel):
+    type: Literal["text"] = "text"
+    text: str
+    text_signature: str | None = None
+
+
+class ThinkingContent(WireModel):
+    type: Literal["thinking"] = "thinking"
+    thinking: str
+    # Providers that sign reasoning (Anthropic) need the signature replayed on the next call.
+    thinking_signature: str | None = None
+    redacted: bool | None = None
+
+
+class ImageContent(WireModel):
+    type: Literal["image"] = "image"
+    data: str
+    mime_type: str
+
+
+class ToolCall(WireModel):
+    type: Literal["toolCall"] = "toolCall"
+    id: str
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+UserContentBlock = Annotated[Union[TextContent, ImageContent], Field(discriminator="type")]
+AssistantContentBlock = Annotated[
+    Union[TextContent, ThinkingContent, ToolCall], Field(discriminator="type")
+]
+ToolResultBlock = UserContentBlock
+
+
+# --------------------------------------------------------------------------- usage
+
+
+class Cost(WireModel):
+    input: float = 0.0
+    output: float = 0.0
+    cache_read: float = 0.0
+    cache_write: float = 0.0
+    total: float = 0.0
+
+
+class Usage(WireModel):
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    total_tokens: int = 0
+    cost: Cost = Field(default_factory=Cost)
+
+
+StopReason = Literal["stop", "length", "toolUse", "error", "aborted", "pending"]
+
+
+# --------------------------------------------------------------------------- messages
+
+
+class UserMessage(WireModel):
+    role: Literal["user"] = "user"
+    content: str | list[UserContentBlock]
+    timestamp: int = Field(default_factory=now_ms)
+
+
+class AssistantMessage(WireModel):
+    role: Literal["assistant"] = "assistant"
+    content: list[AssistantContentBlock] = Field(default_factory=list)
+    api: str = ""
+    provider: str = ""
+    model: str = ""
+    usage: Usage = Field(default_factory=Usage)
+    stop_reason: StopReason = "pending"
+    error_message: str | None = None
+    response_id: str | None = None
+    end_turn: bool | None = None
+    timestamp: int = Field(default_factory=now_ms)
+
+    def text(self) -> str:
+        return "".join(b.text for b in self.content if isinstance(b, TextContent))
+
+    def tool_calls(self) -> list[ToolCall]:
+        return [b for b in self.content if isinstance(b, ToolCall)]
+
+
+class ToolResultMessage(WireModel):
+    role: Literal["toolResult"] = "toolResult"
+    tool_call_id: str
+    tool_name: str
+    content: list[ToolResultBlock] = Field(default_factory=list)
+    details: Any = None
+    is_error: bool = False
+    timestamp: int = Field(default_factory=now_ms)
+
+
+class BashExecutionMessage(WireModel):
+    _keep_null: ClassVar[frozenset[str]] = frozenset({"fullOutputPath", "exitCode"})
+
+    role: Literal["bashExecution"] = "bashExecution"
+    command: str
+    output: str
+    exit_code: int | None = None
+    cancelled: bool = False
+    truncated: bool = False
+    full_output_path: str | None = None
+    # True for `!!cmd`: shown to the user but never sent to the model.
+    exclude_from_context: bool | None = None
+    timestamp: int = Field(default_factory=now_ms)
+
+
+class CustomMessage(WireModel):
+    """A message an extension put into the conversation; sent to the model as user text."""
+
+    role: Literal["custom"] = "custom"
+    custom_type: str
+    content: str | list[UserContentBlock]
+    display: bool = True
+    details: Any = None
+    timestamp: int = Field(default_factory=now_ms)
+
+
+class CompactionSummaryMessage(WireModel):
+    """The boundary message that replaces compacted history in the model's context."""
+
+    role: Literal["compactionSummary"] = "compactionSummary"
+    summary: str
+    tokens_before: int = 0
+    timestamp: int = Field(default_factory=now_ms)
+
+
+AgentMessage = Annotated[
+    Union[
+        UserMessage,
+        AssistantMessage,
+        ToolResultMessage,
+        BashExecutionMessage,
+        CustomMessage,
+        CompactionSummaryMessage,
+    ],
+    Field(discriminator="role"),
+]
+
+_message_adapter: TypeAdapter[Any] = TypeAdapter(AgentMessage)
+_image_list_adapter: TypeAdapter[list[ImageContent]] = TypeAdapter(list[ImageContent])
+
+
+def parse_message(data: dict[str, Any]) -> Any:
+    """Parse one AgentMessage dict (wire form) into its typed model."""
+    return _message_adapter.validate_python(data)
+
+
+def parse_images(data: Any) -> list[ImageContent]:
+    return _image_list_adapter.validate_python(data or [])
+
+
+def user_text(message: Any) -> str:
+    """The plain text of a user-like message (images dropped)."""
+    content = getattr(message, "content", "")
+    if isinstance(content, str):
+        return content
+    return "".join(b.text for b in content if isinstance(b, TextContent))
+
+
+def content_text(blocks: list[Any]) -> str:
+    return "".join(b.text for b in blocks if isinstance(b, TextContent))

@@ -1,0 +1,36 @@
+"""Where Atomic keeps its files."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def agent_dir() -> Path:
+    """`ATOMIC_CODING_AGENT_DIR` (or pi's alias), else `~/.atomic/agent`."""
+    for var in ("ATOMIC_CODING_AGENT_DIR", "PI_CODING_AGENT_DIR"):
+        value = os.environ.get(var)
+        if value:
+            return Path(value).expanduser()
+    return Path.home() / ".atomic" / "agent"
+
+
+def project_config_dir(cwd: Path) -> Path:
+    return cwd / ".atomic"
+
+
+def encode_cwd(cwd: Path) -> str:
+    """`/home/me/proj` -> `--home-me-proj--` (the session folder name for a working directory)."""
+    text = str(cwd).lstrip("/\\")
+    for ch in "/\\:":
+        text = text.replace(ch, "-")
+    return f"--{text}--"
+
+
+def default_session_dir(cwd: Path, override: str | None = None) -> Path:
+    if override:
+        return Path(override).expanduser()
+    env = os.environ.get("ATOMIC_CODING_AGENT_SESSION_DIR") or os.environ.get("PI_CODING_AGENT_SESSION_DIR")
+    if env:
+        return Path(env).expanduser()
+    return agent_dir() / "sessions" / encode_cwd(cwd)

@@ -1,0 +1,62 @@
+"""The tool interface shared by built-in tools and extension tools.
+
+A tool's `execute` returns a `ToolOutput` or raises `ToolError` (the message becomes an error
+tool result the model can read). Abort is asyncio cancellation: a tool that owns processes or
+files cleans up in `except asyncio.CancelledError` / `finally` and re-raises.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from atomic.core.messages import ImageContent, TextContent
+
+
+class ToolError(Exception):
+    """A tool failure whose message is shown to the model as an error result."""
+
+
+@dataclass
+class ToolOutput:
+    content: list[TextContent | ImageContent]
+    details: Any = None
+
+    @classmethod
+    def text(cls, text: str, details: Any = None) -> ToolOutput:
+        return cls(content=[TextContent(text=text)], details=details)
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"content": [b.to_wire() for b in self.content], "details": self.details}
+
+
+@dataclass
+class ToolContext:
+    cwd: Path
+    # Called with the accumulated partial result so far (not a delta).
+    on_update: Callable[[ToolOutput], None] = lambda _out: None
+    session_id: str | None = None
+    shell_path: str | None = None
+    shell_command_prefix: str | None = None
+    agent_dir: Path | None = None
+    # Whether the active model accepts images (read omits image blocks otherwise).
+    supports_images: bool = True
+    env: dict[str, str] = field(default_factory=dict)
+
+
+class Tool:
+    name: str = ""
+    label: str = ""
+    description: str = ""
+    # JSON schema of the arguments object.
+    parameters: dict[str, Any] = {}
+    # A one-line summary for the system prompt's tool list.
+    prompt_snippet: str = ""
+
+    async def execute(self, call_id: str, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        raise NotImplementedError
+
+
+FunctionTool = Callable[[str, dict[str, Any], ToolContext], Awaitable[ToolOutput]]
