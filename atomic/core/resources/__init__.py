@@ -1,0 +1,1 @@
+"""Resources loaded from disk: context files, system prompt, prompt templates and skills."""
