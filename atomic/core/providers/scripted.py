@@ -1,0 +1,134 @@
+"""A scripted, in-process provider: tests, snapshots and demos run on it, never on the network.
+
+A script is a list of responses, used in order. Each response is a dict:
+
+    {"text": "Hello"}                                   plain reply
+    {"thinking": "...", "text": "..."}                  with a thinking block first
+    {"toolCalls": [{"name": "bash", "arguments": {...}, "id"?: "call_1"}]}
+    {"error": "529 overloaded", "kind": "transient"|"overflow"|"auth"|"fatal", "status"?: 529}
+    {"match": "regex", ...}                             only used when the last user text matches
+    {"chunkSize": 8, "delayMs": 5}                      how text streams (defaults: 16 chars, no delay)
+    {"usage": {"input": 100, "output": 20}}            reported usage
+    {"stopReason": "length"}                            override the stop reason
+    {"hang": true}                                      stream a little, then wait until aborted
+
+When the script runs out, the provider echoes the last user message (`You said: ...`), so a demo
+always answers. The script comes from `ScriptedProvider(responses)` in-process, or from the JSON file
+named by the model's `baseUrl` (`file:///path/script.json` or a plain path) for subprocess tests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from atomic.core.messages import TextContent, ToolResultMessage, Usage, UserMessage
+from atomic.core.providers import base as pb
+
+
+def _last_user_text(messages: list[Any]) -> str:
+    for message in reversed(messages):
+        if isinstance(message, UserMessage):
+            content = message.content
+            if isinstance(content, str):
+                return content
+            return "".join(b.text for b in content if isinstance(b, TextContent))
+        if isinstance(message, ToolResultMessage):
+            return ""
+    return ""
+
+
+def _chunks(text: str, size: int) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)] or [""]
+
+
+class ScriptedProvider:
+    def __init__(self, responses: list[dict[str, Any]] | None = None) -> None:
+        self.responses: list[dict[str, Any]] = list(responses or [])
+        self.requests: list[pb.StreamRequest] = []
+        self._call_counter = 0
+
+    @classmethod
+    def from_file(cls, path: Path) -> ScriptedProvider:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        responses = data.get("responses", data) if isinstance(data, dict) else data
+        return cls(list(responses))
+
+    def add(self, *responses: dict[str, Any]) -> None:
+        self.responses.extend(responses)
+
+    def _next_response(self, last_user: str) -> dict[str, Any]:
+        for index, response in enumerate(self.responses):
+            pattern = response.get("match")
+            if pattern is None or re.search(pattern, last_user):
+                return self.responses.pop(index)
+        return {"text": f"You said: {last_user}" if last_user else "Done."}
+
+    async def stream(self, request: pb.StreamRequest) -> AsyncIterator[pb.ProviderEvent]:
+        self.requests.append(request)
+        response = self._next_response(_last_user_text(request.messages))
+        size = int(response.get("chunkSize", 16))
+        delay = float(response.get("delayMs", 0)) / 1000.0
+
+        async def pause() -> None:
+            # Always yield to the loop so abort and other commands are served mid-stream.
+            await asyncio.sleep(delay)
+
+        await pause()
+        if "error" in response and not response.get("errorAfterText"):
+            raise pb.ProviderError(
+                str(response["error"]),
+                kind=response.get("kind", "fatal"),
+                status=response.get("status"),
+                retry_after_s=response.get("retryAfterS"),
+            )
+        usage_spec = response.get("usage") or {}
+        input_tokens = int(usage_spec.get("input", 10))
+        usage = Usage(input=input_tokens, cache_read=int(usage_spec.get("cacheRead", 0)))
+        usage.total_tokens = usage.input + usage.cache_read
+        yield pb.UsageUpdate(usage.model_copy())
+
+        if response.get("thinking"):
+            yield pb.ThinkingStart("think")
+            for piece in _chunks(response["thinking"], size):
+                await pause()
+                yield pb.ThinkingDelta("think", piece)
+            yield pb.ThinkingEnd("think", signature=response.get("thinkingSignature"))
+
+        text = response.get("text")
+        if text is not None:
+            yield pb.TextStart("text")
+            for piece in _chunks(text, size):
+                await pause()
+                yield pb.TextDelta("text", piece)
+            if response.get("hang"):
+                await asyncio.Event().wait()
+            if response.get("errorAfterText"):
+                raise pb.ProviderError(str(response["error"]), kind=response.get("kind", "transient"))
+            yield pb.TextEnd("text")
+        elif response.get("hang"):
+            await asyncio.Event().wait()
+
+        calls = response.get("toolCalls") or []
+        for call in calls:
+            self._call_counter += 1
+            key = f"call{self._call_counter}"
+            call_id = call.get("id") or f"call_{self._call_counter}"
+            yield pb.ToolCallStart(key, call_id, call["name"])
+            args_text = json.dumps(call.get("arguments", {}))
+            for piece in _chunks(args_text, max(size, 8)):
+                await pause()
+                yield pb.ToolCallDelta(key, piece)
+            yield pb.ToolCallEnd(key)
+
+        output_tokens = int(usage_spec.get("output", max(1, len(text or "") // 4)))
+        final = usage.model_copy()
+        final.output = output_tokens
+        final.total_tokens = final.input + final.output + final.cache_read + final.cache_write
+        yield pb.UsageUpdate(final)
+        stop = response.get("stopReason") or ("toolUse" if calls else "stop")
+        yield pb.Done(stop)

@@ -1,0 +1,103 @@
+"""Finding sessions on disk. Listing reads each file's header and a little of its start, never whole files."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from atomic.core.paths import agent_dir
+
+_PEEK_BYTES = 64 * 1024
+
+
+@dataclass
+class SessionInfo:
+    path: Path
+    id: str
+    cwd: str
+    created: str
+    modified: float
+    size: int
+    first_message: str
+    name: str | None
+
+
+def _first_user_text(lines: list[str]) -> tuple[str, str | None]:
+    first = ""
+    name = None
+    for line in lines:
+        try:
+            data = json.loads(line)
+        except ValueError:
+            continue
+        if data.get("type") == "session_info":
+            name = data.get("name") or None
+        if not first and data.get("type") == "message":
+            message = data.get("message") or {}
+            if message.get("role") == "user":
+                content = message.get("content")
+                if isinstance(content, str):
+                    first = content
+                elif isinstance(content, list):
+                    first = " ".join(b.get("text", "") for b in content if b.get("type") == "text")
+    return first.strip().replace("\n", " ")[:200], name
+
+
+def read_session_info(path: Path) -> SessionInfo | None:
+    try:
+        stat = path.stat()
+        with path.open("rb") as handle:
+            head = handle.read(_PEEK_BYTES).decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    lines = head.split("\n")
+    try:
+        header = json.loads(lines[0])
+    except ValueError:
+        return None
+    if not isinstance(header, dict) or header.get("type") != "session":
+        return None
+    # The last line of the peek may be cut; the parser skips it.
+    first, name = _first_user_text(lines[1:])
+    return SessionInfo(
+        path=path,
+        id=str(header.get("id", "")),
+        cwd=str(header.get("cwd", "")),
+        created=str(header.get("timestamp", "")),
+        modified=stat.st_mtime,
+        size=stat.st_size,
+        first_message=first,
+        name=name,
+    )
+
+
+def list_sessions(folder: Path) -> list[SessionInfo]:
+    """Sessions in one folder, newest first."""
+    if not folder.is_dir():
+        return []
+    infos = [info for p in folder.glob("*.jsonl") if (info := read_session_info(p))]
+    infos.sort(key=lambda i: i.modified, reverse=True)
+    return infos
+
+
+def list_all_sessions() -> list[SessionInfo]:
+    root = agent_dir() / "sessions"
+    infos: list[SessionInfo] = []
+    if root.is_dir():
+        for folder in root.iterdir():
+            infos.extend(list_sessions(folder))
+    infos.sort(key=lambda i: i.modified, reverse=True)
+    return infos
+
+
+def find_session(ref: str, folder: Path) -> Path | None:
+    """A path (contains a separator or ends with .jsonl) or a session-id prefix: this folder first, then all."""
+    if "/" in ref or "\\" in ref or ref.endswith(".jsonl"):
+        path = Path(ref).expanduser()
+        return path if path.exists() else None
+    for infos in (list_sessions(folder), list_all_sessions()):
+        matches = [i for i in infos if i.id.startswith(ref)]
+        if matches:
+            return matches[0].path
+    return None

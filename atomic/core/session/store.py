@@ -1,0 +1,297 @@
+"""The session file: an append-only JSONL tree.
+
+Line 1 is the header `{"type":"session","version":3,"id","timestamp","cwd","parentSession"?}`; every later
+line is an entry with `type`, `id`, `parentId` and `timestamp`. The leaf is the current position: new
+entries become its children, and moving the leaf back and appending again makes a branch. Nothing is
+ever rewritten or deleted.
+
+For big files the store keeps each entry's raw JSON line and a few parsed fields, and parses the full
+entry only when asked (cached), so `get_entries` with a cursor near the end touches only the tail.
+The file is created when the first message entry arrives (entries before it are buffered), every append
+is one `write`, and message entries are fsynced.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from atomic.core.ids import file_stamp, iso_now, short_id, uuid7
+
+SESSION_VERSION = 3
+
+
+class SessionFileError(Exception):
+    pass
+
+
+@dataclass
+class EntryRecord:
+    id: str
+    parent_id: str | None
+    type: str
+    timestamp: str
+    raw: str
+    _data: dict[str, Any] | None = field(default=None, repr=False)
+
+    @property
+    def data(self) -> dict[str, Any]:
+        if self._data is None:
+            self._data = json.loads(self.raw)
+        return self._data
+
+
+class SessionStore:
+    def __init__(self, header: dict[str, Any], path: Path | None) -> None:
+        self.header = header
+        self.path = path
+        self.records: list[EntryRecord] = []
+        self.by_id: dict[str, EntryRecord] = {}
+        self.position: dict[str, int] = {}
+        self.leaf_id: str | None = None
+        self.warnings: list[str] = []
+        self._written = path is not None and path.exists()
+        self._needs_newline = False
+        self._children_cache: dict[str | None, list[str]] | None = None
+
+    # ------------------------------------------------------------------ creation / loading
+
+    @classmethod
+    def create(
+        cls, session_dir: Path | None, cwd: Path, parent_session: str | None = None
+    ) -> SessionStore:
+        """A new session; `session_dir=None` keeps it in memory only."""
+        header: dict[str, Any] = {
+            "type": "session",
+            "version": SESSION_VERSION,
+            "id": uuid7(),
+            "timestamp": iso_now(),
+            "cwd": str(cwd),
+        }
+        if parent_session:
+            header["parentSession"] = parent_session
+        path = None
+        if session_dir is not None:
+            path = session_dir / f"{file_stamp(header['timestamp'])}_{header['id']}.jsonl"
+        return cls(header, path)
+
+    @classmethod
+    def open(cls, path: Path) -> SessionStore:
+        try:
+            raw_bytes = path.read_bytes()
+        except OSError as exc:
+            raise SessionFileError(f"Cannot open session file {path}: {exc.strerror or exc}") from exc
+        text = raw_bytes.decode("utf-8", errors="replace")
+        lines = text.split("\n")
+        # A file that does not end with a newline has a torn (or at least unterminated) last line.
+        needs_newline = bool(text) and not text.endswith("\n")
+        if not lines or not lines[0].strip():
+            raise SessionFileError(f"Session file {path} is empty")
+        try:
+            header = json.loads(lines[0])
+        except ValueError as exc:
+            raise SessionFileError(f"Session file {path} has no valid header line: {exc}") from exc
+        if not isinstance(header, dict) or header.get("type") != "session":
+            raise SessionFileError(f"{path} is not an Atomic session file (line 1 is not a session header)")
+        store = cls(header, path)
+        store._needs_newline = needs_newline
+        last = len(lines) - 1
+        for number, line in enumerate(lines[1:], start=2):
+            if not line.strip():
+                continue
+            try:
+                data = json.loads(line)
+                record = EntryRecord(
+                    id=str(data["id"]),
+                    parent_id=data.get("parentId"),
+                    type=str(data["type"]),
+                    timestamp=str(data.get("timestamp", "")),
+                    raw=line,
+                )
+            except (ValueError, KeyError, TypeError) as exc:
+                where = "last line (torn write)" if number - 1 == last else f"line {number}"
+                store.warnings.append(f"Skipped unreadable {where} in {path.name}: {exc}")
+                continue
+            store._add(record)
+        store.leaf_id = store.records[-1].id if store.records else None
+        return store
+
+    # ------------------------------------------------------------------ properties
+
+    @property
+    def session_id(self) -> str:
+        return str(self.header["id"])
+
+    @property
+    def cwd(self) -> str:
+        return str(self.header.get("cwd", ""))
+
+    @property
+    def in_memory(self) -> bool:
+        return self.path is None
+
+    def get(self, entry_id: str) -> dict[str, Any] | None:
+        record = self.by_id.get(entry_id)
+        return record.data if record else None
+
+    # ------------------------------------------------------------------ writing
+
+    def _add(self, record: EntryRecord) -> None:
+        if record.id in self.by_id:
+            # A duplicate id would make the tree ambiguous; keep the first and report it.
+            self.warnings.append(f"Duplicate entry id {record.id} skipped")
+            return
+        self.position[record.id] = len(self.records)
+        self.records.append(record)
+        self.by_id[record.id] = record
+        self._children_cache = None
+
+    def _new_id(self) -> str:
+        for _ in range(16):
+            candidate = short_id()
+            if candidate not in self.by_id:
+                return candidate
+        return uuid7()
+
+    def append(self, entry_type: str, **fields: Any) -> dict[str, Any]:
+        """Append an entry as a child of the leaf and make it the new leaf."""
+        entry: dict[str, Any] = {
+            "type": entry_type,
+            "id": self._new_id(),
+            "parentId": self.leaf_id,
+            "timestamp": iso_now(),
+        }
+        entry.update(fields)
+        raw = json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
+        record = EntryRecord(entry["id"], entry["parentId"], entry_type, entry["timestamp"], raw, entry)
+        self._add(record)
+        self.leaf_id = record.id
+        self._persist(record, sync=entry_type in ("message", "compaction"))
+        return entry
+
+    def _persist(self, record: EntryRecord, *, sync: bool) -> None:
+        if self.path is None:
+            return
+        if not self._written:
+            # Defer creating the file until there is a message worth keeping.
+            if record.type not in ("message", "compaction", "custom", "session_info", "label"):
+                return
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            lines = [json.dumps(self.header, ensure_ascii=False, separators=(",", ":"))]
+            lines.extend(r.raw for r in self.records)
+            self._write("\n".join(lines) + "\n", sync=True, mode="x")
+            self._written = True
+            return
+        prefix = "\n" if self._needs_newline else ""
+        self._needs_newline = False
+        self._write(prefix + record.raw + "\n", sync=sync)
+
+    def _write(self, text: str, *, sync: bool, mode: str = "a") -> None:
+        assert self.path is not None
+        flags = os.O_WRONLY | os.O_CREAT | (os.O_EXCL if mode == "x" else os.O_APPEND)
+        fd = os.open(self.path, flags, 0o600)
+        try:
+            os.write(fd, text.encode("utf-8"))
+            if sync:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def flush(self) -> None:
+        """Write the file now even if no message exists yet (used by fork/clone/export)."""
+        if self.path is None or self._written:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        lines = [json.dumps(self.header, ensure_ascii=False, separators=(",", ":"))]
+        lines.extend(r.raw for r in self.records)
+        self._write("\n".join(lines) + "\n", sync=True, mode="x")
+        self._written = True
+
+    # ------------------------------------------------------------------ navigation
+
+    def set_leaf(self, entry_id: str | None) -> None:
+        if entry_id is not None and entry_id not in self.by_id:
+            raise KeyError(f"Entry not found: {entry_id}")
+        self.leaf_id = entry_id
+
+    def path_to(self, entry_id: str | None = None) -> list[EntryRecord]:
+        """Entries from the root down to `entry_id` (default: the leaf)."""
+        current = self.leaf_id if entry_id is None else entry_id
+        out: list[EntryRecord] = []
+        seen: set[str] = set()
+        while current is not None and current not in seen:
+            record = self.by_id.get(current)
+            if record is None:
+                break
+            seen.add(current)
+            out.append(record)
+            current = record.parent_id
+        out.reverse()
+        return out
+
+    def entries_since(self, cursor: str | None) -> list[dict[str, Any]]:
+        if cursor is None:
+            start = 0
+        else:
+            if cursor not in self.position:
+                raise KeyError(f"Unknown entry id: {cursor}")
+            start = self.position[cursor] + 1
+        return [r.data for r in self.records[start:]]
+
+    def children(self) -> dict[str | None, list[str]]:
+        if self._children_cache is None:
+            kids: dict[str | None, list[str]] = {}
+            for record in self.records:
+                parent = record.parent_id if record.parent_id in self.by_id else None
+                kids.setdefault(parent, []).append(record.id)
+            self._children_cache = kids
+        return self._children_cache
+
+    def labels(self) -> dict[str, tuple[str, str]]:
+        """target id -> (label, timestamp); the latest label entry wins, an empty label clears."""
+        out: dict[str, tuple[str, str]] = {}
+        for record in self.records:
+            if record.type != "label":
+                continue
+            data = record.data
+            target = data.get("targetId")
+            if not target:
+                continue
+            label = data.get("label")
+            if label:
+                out[target] = (label, record.timestamp)
+            else:
+                out.pop(target, None)
+        return out
+
+    def tree(self) -> list[dict[str, Any]]:
+        kids = self.children()
+        labels = self.labels()
+
+        def node(entry_id: str) -> dict[str, Any]:
+            record = self.by_id[entry_id]
+            item: dict[str, Any] = {"entry": record.data, "children": []}
+            if entry_id in labels:
+                item["label"], item["labelTimestamp"] = labels[entry_id]
+            return item
+
+        roots = [node(i) for i in kids.get(None, [])]
+        # Iterative fill keeps deep (10,000-entry) chains from hitting the recursion limit.
+        stack = list(roots)
+        while stack:
+            item = stack.pop()
+            for child_id in kids.get(item["entry"]["id"], []):
+                child = node(child_id)
+                item["children"].append(child)
+                stack.append(child)
+        return roots
+
+    def name(self) -> str | None:
+        for record in reversed(self.records):
+            if record.type == "session_info":
+                value = record.data.get("name")
+                return value or None
+        return None
