@@ -60,9 +60,9 @@ def default_system_prompt(tools: Sequence[tuple[str, str]], tool_guidelines: Seq
     guidelines: list[str] = []
     exploration = [name for name in _EXPLORATION_TOOLS if name in names]
     if exploration:
-        listed = ", ".join(exploration)
+        listed = "/".join(exploration)
         guidelines.append(
-            f"Prefer the {listed} tools over bash for exploring files: they are faster and skip ignored files"
+            f"Prefer {listed} over bash for exploring files: they are faster and leave out ignored files"
         )
     elif "bash" in names:
         guidelines.append("Use bash for file operations such as ls, rg and find")
@@ -80,11 +80,14 @@ def default_system_prompt(tools: Sequence[tuple[str, str]], tool_guidelines: Seq
         guidelines.append("Use write only to create new files or to replace a file completely")
     if "bash" in names:
         guidelines.append("Run the project's tests or build with bash when that helps verify a change")
+        guidelines.append(
+            "Check with the user before destructive commands (deleting files, rewriting git history, force pushes)"
+        )
     guidelines += [line.strip() for line in tool_guidelines if line.strip()]
     guidelines += [
         "Make the smallest change that fully solves the task, in the style of the surrounding code",
         "Ask when the request is ambiguous instead of guessing at something destructive",
-        "Be concise in your responses",
+        "Be concise in your responses; after changing files, say briefly what changed and why",
         "Show file paths clearly when working with files",
     ]
 
