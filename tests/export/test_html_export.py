@@ -377,3 +377,25 @@ def test_write_session_html_writes_the_page(tmp_path: Path) -> None:
     assert returned == target
     assert target.read_text(encoding="utf-8") == render()
     assert sorted(p.name for p in target.parent.iterdir()) == ["page.html"]
+
+
+def test_no_all_branches_note_for_a_linear_session() -> None:
+    entries = user_session(
+        "hi",
+        [
+            {
+                "type": "message",
+                "id": "a1",
+                "parentId": "u1",
+                "timestamp": "",
+                "message": {
+                    "role": "assistant",
+                    "content": [{"type": "text", "text": "yo"}],
+                    "usage": {"input": 7, "cost": {"total": 0.5}},
+                },
+            }
+        ],
+    )
+    text = probe(render(entries, leaf="a1")).text
+    assert "All branches" not in text
+    assert "$0.5000" in text
