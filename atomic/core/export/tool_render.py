@@ -65,8 +65,9 @@ def diff_html(diff: str) -> str:
             continue
         marker, number, body = match.groups()
         kind = {"+": "add", "-": "del"}.get(marker, "ctx")
+        gutter = number.strip() if kind == "ctx" else marker + number.strip()
         rows.append(
-            f'<span class="dl {kind}"><span class="ln">{escape(marker + number.strip())}</span>{escape(body)}</span>'
+            f'<span class="dl {kind}"><span class="ln">{escape(gutter)}</span>{escape(body)}</span>'
         )
     return f'<pre class="diff">{"".join(rows)}</pre>'
 
