@@ -1,0 +1,61 @@
+"""api name -> Provider. Built-in providers load on first use so start-up never imports an SDK."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from atomic.core.providers.base import Provider, ProviderError
+
+
+def _anthropic() -> Provider:
+    from atomic.core.providers.anthropic_messages import AnthropicMessagesProvider
+
+    return AnthropicMessagesProvider()
+
+
+def _openai_completions() -> Provider:
+    from atomic.core.providers.openai_completions import OpenAICompletionsProvider
+
+    return OpenAICompletionsProvider()
+
+
+def _openai_responses() -> Provider:
+    from atomic.core.providers.openai_responses import OpenAIResponsesProvider
+
+    return OpenAIResponsesProvider()
+
+
+_BUILTIN_FACTORIES: dict[str, Callable[[], Provider]] = {
+    "anthropic-messages": _anthropic,
+    "openai-completions": _openai_completions,
+    "openai-responses": _openai_responses,
+}
+
+_registered: dict[str, Provider] = {}
+
+
+def register_provider(api: str, provider: Provider) -> None:
+    """Install (or replace) the provider for an api name, e.g. the engine's "scripted" one."""
+    _registered[api] = provider
+
+
+def unregister_provider(api: str) -> None:
+    """Remove a registered provider; built-in apis fall back to their default implementation."""
+    _registered.pop(api, None)
+
+
+def known_apis() -> list[str]:
+    return sorted(set(_BUILTIN_FACTORIES) | set(_registered))
+
+
+def get_provider(api: str) -> Provider:
+    """The provider for `api`; unknown apis raise a fatal ProviderError."""
+    provider = _registered.get(api)
+    if provider is not None:
+        return provider
+    factory = _BUILTIN_FACTORIES.get(api)
+    if factory is None:
+        raise ProviderError(f'Unknown API "{api}". Known APIs: {", ".join(known_apis())}.', kind="fatal")
+    provider = factory()
+    _registered[api] = provider
+    return provider

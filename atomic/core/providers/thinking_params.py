@@ -1,0 +1,181 @@
+"""Thinking level -> request parameters, one pure function per API.
+
+Inputs are the session's thinking level (`off` ... `max`), the model (its `reasoning` flag,
+`compat` switches and `thinking_level_map`, where a string value overrides what is sent) and
+the requested max_tokens. Outputs are plain dicts merged into the request body.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from atomic.core.model_types import Model
+
+DEFAULT_MAX_TOKENS_CAP = 32000
+MIN_OUTPUT_TOKENS = 1024
+MIN_ANTHROPIC_BUDGET = 1024
+
+DEFAULT_THINKING_BUDGETS: dict[str, int] = {
+    "minimal": 1024,
+    "low": 2048,
+    "medium": 8192,
+    "high": 16384,
+    "xhigh": 24576,
+    "max": 32000,
+}
+
+# Anthropic `output_config.effort` for adaptive-thinking models.
+_ANTHROPIC_EFFORT = {
+    "minimal": "low",
+    "low": "low",
+    "medium": "medium",
+    "high": "high",
+    "xhigh": "high",
+    "max": "max",
+}
+
+# OpenAI has no "max" effort; its strongest is "xhigh".
+_OPENAI_EFFORT = {
+    "minimal": "minimal",
+    "low": "low",
+    "medium": "medium",
+    "high": "high",
+    "xhigh": "xhigh",
+    "max": "xhigh",
+}
+
+# Claude 4.6 / 4.7 and later think adaptively (`thinking.type = "adaptive"` + effort).
+# Major and minor have at most two digits so date suffixes (opus-4-20250514) never count.
+_ADAPTIVE_RE = re.compile(r"(?:opus|sonnet|haiku)-(\d{1,2})(?!\d)(?:[-.](\d{1,2})(?!\d))?", re.IGNORECASE)
+
+
+def default_max_tokens(model: Model, requested: int | None) -> int:
+    """The output budget when the caller gave none: min(model.max_tokens, 32000)."""
+    if requested is not None and requested > 0:
+        return min(requested, model.max_tokens) if model.max_tokens > 0 else requested
+    return min(model.max_tokens, DEFAULT_MAX_TOKENS_CAP) if model.max_tokens > 0 else DEFAULT_MAX_TOKENS_CAP
+
+
+def mapped_value(model: Model, level: str) -> str | None:
+    """The model's `thinking_level_map` override for a level (None when not overridden)."""
+    mapping = model.thinking_level_map or {}
+    value = mapping.get(level)
+    return value if isinstance(value, str) else None
+
+
+def is_adaptive_anthropic_model(model_id: str) -> bool:
+    """Claude models from 4.6 on (opus-4-6, sonnet-4.6, opus-4-7, ...) use adaptive thinking."""
+    for match in _ADAPTIVE_RE.finditer(model_id):
+        major, minor = int(match.group(1)), int(match.group(2) or 0)
+        if major > 4 or (major == 4 and minor >= 6):
+            return True
+    return False
+
+
+def thinking_enabled(model: Model, level: str) -> bool:
+    return model.reasoning and level != "off"
+
+
+# ----------------------------------------------------------------------------- anthropic
+
+
+def anthropic_params(
+    model: Model,
+    level: str,
+    max_tokens: int | None = None,
+    thinking_budgets: dict[str, int] | None = None,
+) -> dict[str, Any]:
+    """`max_tokens` plus `thinking` / `output_config` for the Messages API."""
+    base = default_max_tokens(model, max_tokens)
+    if not model.reasoning:
+        return {"max_tokens": base}
+    if level == "off":
+        return {"max_tokens": base, "thinking": {"type": "disabled"}}
+
+    if is_adaptive_anthropic_model(model.id):
+        effort = mapped_value(model, level) or _ANTHROPIC_EFFORT.get(level, "high")
+        return {
+            "max_tokens": base,
+            "thinking": {"type": "adaptive", "display": "summarized"},
+            "output_config": {"effort": effort},
+        }
+
+    budget = _budget_for(model, level, thinking_budgets)
+    limit = model.max_tokens if model.max_tokens > 0 else base + budget
+    total = min(base + budget, limit)
+    if total - budget < MIN_OUTPUT_TOKENS:
+        # The model's ceiling leaves too little room for the answer: shrink the thinking budget.
+        budget = total - MIN_OUTPUT_TOKENS
+    if budget < MIN_ANTHROPIC_BUDGET:
+        # Anthropic rejects budgets below 1024: too small a model ceiling means no thinking.
+        return {"max_tokens": total, "thinking": {"type": "disabled"}}
+    return {"max_tokens": total, "thinking": {"type": "enabled", "budget_tokens": budget}}
+
+
+def _budget_for(model: Model, level: str, overrides: dict[str, int] | None) -> int:
+    mapped = mapped_value(model, level)
+    if mapped is not None and mapped.strip().isdigit():
+        return int(mapped)
+    if overrides and isinstance(overrides.get(level), int) and overrides[level] > 0:
+        return overrides[level]
+    return DEFAULT_THINKING_BUDGETS.get(level, DEFAULT_THINKING_BUDGETS["high"])
+
+
+# ----------------------------------------------------------------------------- openai chat completions
+
+
+def completions_params(model: Model, level: str) -> dict[str, Any]:
+    """Reasoning parameters for chat.completions, shaped by `compat.thinkingFormat`.
+
+    Returns body keys; non-standard ones (enable_thinking, reasoning, thinking,
+    chat_template_kwargs) are sent through the SDK's extra_body by the caller.
+    """
+    if not model.reasoning:
+        return {}
+    compat = model.compat or {}
+    fmt = compat.get("thinkingFormat", "openai")
+    supports_effort = compat.get("supportsReasoningEffort", True)
+    on = level != "off"
+    effort = _openai_effort(model, level)
+
+    if fmt in ("zai", "qwen"):
+        return {"enable_thinking": on}
+    if fmt == "qwen-chat-template":
+        return {"chat_template_kwargs": {"enable_thinking": on, "preserve_thinking": True}}
+    if fmt == "openrouter":
+        return {"reasoning": {"effort": effort if effort is not None else "none"}}
+    if fmt == "deepseek":
+        params: dict[str, Any] = {"thinking": {"type": "enabled" if on else "disabled"}}
+        if on and supports_effort and effort is not None:
+            params["reasoning_effort"] = effort
+        return params
+    # "openai": only an explicit off mapping (e.g. "none") turns reasoning off.
+    if supports_effort and effort is not None:
+        return {"reasoning_effort": effort}
+    return {}
+
+
+def _openai_effort(model: Model, level: str) -> str | None:
+    mapped = mapped_value(model, level)
+    if mapped is not None:
+        return mapped
+    if level == "off":
+        return None
+    return _OPENAI_EFFORT.get(level, level)
+
+
+# ----------------------------------------------------------------------------- openai responses
+
+
+def responses_params(model: Model, level: str) -> dict[str, Any]:
+    """`reasoning` (+ `include` for encrypted reasoning replay) for the Responses API."""
+    if not model.reasoning:
+        return {}
+    if level == "off":
+        return {"reasoning": {"effort": mapped_value(model, "off") or "none"}}
+    effort = _openai_effort(model, level) or "medium"
+    return {
+        "reasoning": {"effort": effort, "summary": "auto"},
+        "include": ["reasoning.encrypted_content"],
+    }
