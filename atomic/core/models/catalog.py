@@ -1,0 +1,66 @@
+"""The built-in model catalog (`catalog.json`, shipped as package data), read on first use."""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+
+@dataclass(frozen=True)
+class BuiltinProvider:
+    name: str
+    display_name: str
+    api: str
+    base_url: str
+    env_var: str | None
+    # A local server that needs no key (Ollama). It only counts as configured after the user
+    # opts in, so a fresh machine never picks a model nobody is serving.
+    keyless: bool = False
+    opt_in_env: tuple[str, ...] = ()
+    default_model: str | None = None
+    compat: dict[str, Any] | None = None
+    models: tuple[dict[str, Any], ...] = field(default_factory=tuple)
+
+
+@lru_cache(maxsize=1)
+def _raw_catalog() -> dict[str, Any]:
+    text = resources.files("atomic.core.models").joinpath("catalog.json").read_text(encoding="utf-8")
+    data = json.loads(text)
+    if not isinstance(data, dict) or not isinstance(data.get("providers"), dict):
+        raise RuntimeError("atomic/core/models/catalog.json is malformed: no providers object")
+    return data
+
+
+@lru_cache(maxsize=1)
+def builtin_providers() -> dict[str, BuiltinProvider]:
+    """Built-in providers in catalog order (that order is also the preference order)."""
+    providers: dict[str, BuiltinProvider] = {}
+    for name, spec in _raw_catalog()["providers"].items():
+        providers[name] = BuiltinProvider(
+            name=name,
+            display_name=spec.get("name", name),
+            api=spec["api"],
+            base_url=spec["baseUrl"],
+            env_var=spec.get("envVar"),
+            keyless=bool(spec.get("keyless", False)),
+            opt_in_env=tuple(spec.get("optInEnv", ())),
+            default_model=spec.get("defaultModel"),
+            compat=spec.get("compat"),
+            models=tuple(spec.get("models", ())),
+        )
+    return providers
+
+
+def builtin_model_defs(provider: str) -> list[dict[str, Any]]:
+    """Fresh copies of a provider's model definitions (callers may mutate them)."""
+    spec = builtin_providers().get(provider)
+    return copy.deepcopy(list(spec.models)) if spec else []
+
+
+def env_var_for(provider: str) -> str | None:
+    spec = builtin_providers().get(provider)
+    return spec.env_var if spec else None

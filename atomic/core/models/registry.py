@@ -1,0 +1,301 @@
+"""All models Atomic knows about: the built-in catalog plus `<agentDir>/models.json`.
+
+Credential resolution order for a provider (the same as pi): the runtime `--api-key` (only for
+the provider it was given for), then auth.json, then the provider's environment variable, then
+the models.json `apiKey`. Values may be literals, environment variable names or `!command`.
+
+Keys are resolved only when asked for (`api_key_for`), never stored on a Model, and never
+appear in a repr, str or error message.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from atomic.core.auth import AuthStorage, resolve_value
+from atomic.core.model_types import Model
+from atomic.core.models.catalog import BuiltinProvider, builtin_model_defs, builtin_providers
+from atomic.core.models.models_json import ModelsJsonError, ProviderConfig, parse_models_json
+
+MODELS_FILE_NAME = "models.json"
+# Sent as the bearer token to a keyless local server (Ollama ignores it, but the OpenAI SDK
+# refuses to run without some key).
+LOCAL_PLACEHOLDER_KEY = "ollama"
+
+
+class ModelRegistry:
+    def __init__(
+        self,
+        agent_dir: Path,
+        auth: AuthStorage,
+        runtime_api_key: tuple[str, str] | None = None,
+    ) -> None:
+        self.agent_dir = Path(agent_dir)
+        self.auth = auth
+        self.models_json_path = self.agent_dir / MODELS_FILE_NAME
+        self._runtime_api_key = runtime_api_key
+        self.errors: list[str] = []
+        self.warnings: list[str] = []
+        self._configs: dict[str, ProviderConfig] = {}
+        self._models: list[Model] = []
+        self.reload()
+
+    def __repr__(self) -> str:
+        return (
+            f"ModelRegistry(models={len(self._models)}, providers={len(self.providers())}, "
+            f"errors={len(self.errors)})"
+        )
+
+    __str__ = __repr__
+
+    # ------------------------------------------------------------------ loading
+
+    def reload(self) -> None:
+        """Re-read models.json (and auth.json); an invalid models.json leaves only the built-ins."""
+        self.auth.reload()
+        self.errors = []
+        self.warnings = []
+        self._configs = self._load_models_json()
+        models: list[Model] = []
+        for name, spec in builtin_providers().items():
+            models.extend(self._builtin_provider_models(spec, self._configs.get(name)))
+        for name, config in self._configs.items():
+            if name not in builtin_providers():
+                models.extend(self._custom_provider_models(config))
+        self._models = models
+
+    def _load_models_json(self) -> dict[str, ProviderConfig]:
+        try:
+            text = self.models_json_path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return {}
+        except OSError as exc:
+            self.errors.append(f"Cannot read {self.models_json_path}: {exc.strerror or exc}")
+            return {}
+        try:
+            return parse_models_json(text, set(builtin_providers()))
+        except ModelsJsonError as exc:
+            self.errors.extend(f"models.json: {message}" for message in exc.messages)
+            return {}
+
+    def _builtin_provider_models(self, spec: BuiltinProvider, config: ProviderConfig | None) -> list[Model]:
+        base_url = (config.base_url if config else None) or self._env_base_url(spec) or spec.base_url
+        defs = builtin_model_defs(spec.name)
+        if config:
+            by_id = {d["id"]: i for i, d in enumerate(defs)}
+            for custom in config.models:
+                if custom["id"] in by_id:
+                    defs[by_id[custom["id"]]] = custom
+                else:
+                    defs.append(custom)
+        models = [self._build_model(spec.name, raw, spec.api, base_url, spec.compat, config) for raw in defs]
+        return self._apply_overrides(spec.name, models, config)
+
+    def _custom_provider_models(self, config: ProviderConfig) -> list[Model]:
+        models = [
+            self._build_model(config.name, raw, config.api or "", config.base_url or "", None, config)
+            for raw in config.models
+        ]
+        return self._apply_overrides(config.name, models, config)
+
+    @staticmethod
+    def _env_base_url(spec: BuiltinProvider) -> str | None:
+        # OLLAMA_HOST is Ollama's own variable: "host:port" or a URL, without the /v1 suffix.
+        if spec.name != "ollama":
+            return None
+        host = os.environ.get("OLLAMA_HOST", "").strip()
+        if not host:
+            return None
+        if "://" not in host:
+            host = f"http://{host}"
+        host = host.rstrip("/")
+        return host if host.endswith("/v1") else f"{host}/v1"
+
+    @staticmethod
+    def _build_model(
+        provider: str,
+        raw: dict[str, Any],
+        default_api: str,
+        default_base_url: str,
+        builtin_compat: dict[str, Any] | None,
+        config: ProviderConfig | None,
+    ) -> Model:
+        # Precedence, lowest first: built-in provider, models.json provider, the model itself.
+        compat = {
+            **(builtin_compat or {}),
+            **((config.compat if config else None) or {}),
+            **(raw.get("compat") or {}),
+        }
+        headers = {**((config.headers if config else None) or {}), **(raw.get("headers") or {})}
+        data: dict[str, Any] = {
+            "id": raw["id"],
+            "name": raw.get("name") or raw["id"],
+            "api": raw.get("api") or (config.api if config else None) or default_api,
+            "provider": provider,
+            "baseUrl": raw.get("baseUrl") or default_base_url,
+            "reasoning": raw.get("reasoning", False),
+            "input": list(raw.get("input") or ["text"]),
+            "contextWindow": raw.get("contextWindow", 128000),
+            "maxTokens": raw.get("maxTokens", 16384),
+            "cost": raw.get("cost") or {},
+            "headers": headers or None,
+            "compat": compat or None,
+            "thinkingLevelMap": raw.get("thinkingLevelMap"),
+        }
+        return Model.model_validate(data)
+
+    def _apply_overrides(
+        self, provider: str, models: list[Model], config: ProviderConfig | None
+    ) -> list[Model]:
+        if not config or not config.model_overrides:
+            return models
+        by_id = {m.id: i for i, m in enumerate(models)}
+        for model_id, override in config.model_overrides.items():
+            index = by_id.get(model_id)
+            if index is None:
+                self.warnings.append(
+                    f'models.json: Provider {provider}: modelOverrides "{model_id}" matches no model.'
+                )
+                continue
+            current = models[index].to_wire()
+            for key, value in override.items():
+                if key in ("cost", "headers", "compat"):
+                    current[key] = {**(current.get(key) or {}), **value}
+                else:
+                    current[key] = value
+            models[index] = Model.model_validate(current)
+        return models
+
+    # ------------------------------------------------------------------ queries
+
+    def all_models(self) -> list[Model]:
+        return list(self._models)
+
+    def available_models(self) -> list[Model]:
+        """Models whose provider has a credential (or is a local server the user opted into)."""
+        configured: dict[str, bool] = {}
+        result = []
+        for model in self._models:
+            if model.provider not in configured:
+                configured[model.provider] = self.is_configured(model.provider)
+            if configured[model.provider]:
+                result.append(model)
+        return result
+
+    def find(self, provider: str, model_id: str) -> Model | None:
+        name = self.canonical_provider(provider) or provider
+        for model in self._models:
+            if model.provider == name and model.id == model_id:
+                return model
+        lowered = model_id.lower()
+        for model in self._models:
+            if model.provider == name and model.id.lower() == lowered:
+                return model
+        return None
+
+    def providers(self) -> list[str]:
+        """Built-in providers in catalog order, then custom ones in models.json order."""
+        names = list(builtin_providers())
+        names.extend(n for n in self._configs if n not in builtin_providers())
+        return names
+
+    def canonical_provider(self, name: str) -> str | None:
+        """The provider's real name for a case-insensitive spelling, or None if unknown."""
+        lowered = name.strip().lower()
+        for known in self.providers():
+            if known.lower() == lowered:
+                return known
+        return None
+
+    def env_var_for(self, provider: str) -> str | None:
+        spec = builtin_providers().get(provider)
+        return spec.env_var if spec else None
+
+    def default_model_id(self, provider: str) -> str | None:
+        spec = builtin_providers().get(provider)
+        return spec.default_model if spec else None
+
+    def is_keyless(self, provider: str) -> bool:
+        spec = builtin_providers().get(provider)
+        return bool(spec and spec.keyless)
+
+    # ------------------------------------------------------------------ credentials
+
+    def set_runtime_api_key(self, provider: str, key: str) -> None:
+        """`--api-key` applies to the provider of the model the CLI resolved."""
+        self._runtime_api_key = (provider, key)
+
+    def _runtime_key_for(self, provider: str) -> str | None:
+        if self._runtime_api_key and self._runtime_api_key[0].lower() == provider.lower():
+            return self._runtime_api_key[1] or None
+        return None
+
+    def _credential_source(self, provider: str) -> tuple[str, str | None] | None:
+        """(source, label) of the first credential that would be used, without resolving it."""
+        if self._runtime_key_for(provider):
+            return "runtime", None
+        if self.auth.has_api_key(provider):
+            return "stored", None
+        spec = builtin_providers().get(provider)
+        if spec:
+            for var in (spec.env_var, *spec.opt_in_env):
+                if var and os.environ.get(var, "").strip():
+                    return "environment", var
+        config = self._configs.get(provider)
+        if config and config.api_key:
+            return "models_json", None
+        if config and spec and spec.keyless:
+            return "models_json", None
+        return None
+
+    def is_configured(self, provider: str) -> bool:
+        return self._credential_source(provider) is not None
+
+    def auth_status(self, provider: str) -> dict[str, Any]:
+        """`{"configured": bool, "source"?: ..., "label"?: env var name}` as the RPC spec shows it."""
+        found = self._credential_source(provider)
+        if found is None:
+            return {"configured": False}
+        source, label = found
+        status: dict[str, Any] = {"configured": True, "source": source}
+        if label:
+            status["label"] = label
+        return status
+
+    def api_key_for(self, provider: str) -> str | None:
+        """The key to send, resolved now (`!command` runs here). None if nothing is configured."""
+        runtime = self._runtime_key_for(provider)
+        if runtime:
+            return runtime
+        stored = self.auth.api_key(provider)
+        if stored:
+            return stored
+        spec = builtin_providers().get(provider)
+        if spec and spec.env_var:
+            from_env = os.environ.get(spec.env_var, "").strip()
+            if from_env:
+                return from_env
+        config = self._configs.get(provider)
+        if config and config.api_key:
+            resolved = resolve_value(config.api_key)
+            if resolved:
+                return resolved
+        if spec and spec.keyless and self.is_configured(provider):
+            return LOCAL_PLACEHOLDER_KEY
+        return None
+
+    def headers_for(self, model: Model) -> dict[str, str]:
+        """Extra request headers with env/`!command` values resolved (unresolvable ones dropped)."""
+        headers: dict[str, str] = {}
+        for name, raw_value in (model.headers or {}).items():
+            value = resolve_value(raw_value)
+            if value is not None:
+                headers[name] = value
+        config = self._configs.get(model.provider)
+        if config and config.auth_header:
+            key = self.api_key_for(model.provider)
+            if key:
+                headers["Authorization"] = f"Bearer {key}"
+        return headers
