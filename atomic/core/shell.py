@@ -1,0 +1,203 @@
+"""Running one shell command in its own process group, streaming its output.
+
+Used by the bash tool and by direct "run this now" bash requests. The command runs in a new
+session (so a new process group): on cancellation or timeout the whole group, including background
+children such as `sleep 100 &`, is sent SIGTERM and, after a short grace, SIGKILL.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import contextlib
+import os
+import re
+import shutil
+import signal
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+Channel = Literal["stdout", "stderr"]
+OutputCallback = Callable[[Channel, str], None]
+
+KILL_GRACE_SECONDS = 0.3
+# After the shell exits, background children may keep the pipes open indefinitely (`server &`);
+# wait this long for the rest of the output before giving up on it.
+PIPE_DRAIN_SECONDS = 1.0
+_READ_SIZE = 64 * 1024
+
+# CSI (`ESC [ ... final`), OSC (`ESC ] ... BEL|ESC \`), other two-byte escapes, and stray C0 controls
+# except tab and newline (`\r` goes too: progress bars would otherwise garble the text).
+_ANSI = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)"
+    r"|\x1b[PX^_][^\x1b]*\x1b\\"
+    r"|\x1b[@-Z\\-_]"
+    r"|[\x00-\x08\x0b-\x1f\x7f]"
+)
+# An escape sequence that has started but not finished at the end of a chunk.
+_INCOMPLETE_ESCAPE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*|\][^\x07\x1b]*|[PX^_][^\x1b]*)?\Z")
+_MAX_HELD_ESCAPE = 4096
+
+
+class ShellError(Exception):
+    """The command could not be started (bad working directory, missing shell)."""
+
+
+@dataclass
+class ShellResult:
+    exit_code: int | None
+    cancelled: bool = False
+    timed_out: bool = False
+
+
+def strip_ansi(text: str) -> str:
+    return _ANSI.sub("", text)
+
+
+class StreamSanitizer:
+    """Incremental UTF-8 decoding plus escape-code removal that survives chunk boundaries."""
+
+    def __init__(self) -> None:
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._held = ""
+
+    def feed(self, data: bytes, final: bool = False) -> str:
+        text = self._held + self._decoder.decode(data, final)
+        self._held = ""
+        if not final:
+            match = _INCOMPLETE_ESCAPE.search(text)
+            if match and len(text) - match.start() <= _MAX_HELD_ESCAPE:
+                self._held = text[match.start() :]
+                text = text[: match.start()]
+        return strip_ansi(text)
+
+
+def resolve_shell(shell_path: str | None) -> str:
+    """The configured shell, else /bin/bash, else bash on PATH, else sh."""
+    if shell_path:
+        if os.path.isabs(shell_path) and os.access(shell_path, os.X_OK):
+            return shell_path
+        found = shutil.which(shell_path)
+        if found:
+            return found
+        raise ShellError(f"Shell not found: {shell_path}")
+    if os.access("/bin/bash", os.X_OK):
+        return "/bin/bash"
+    return shutil.which("bash") or shutil.which("sh") or "/bin/sh"
+
+
+async def _pump(stream: asyncio.StreamReader, channel: Channel, on_output: OutputCallback) -> None:
+    sanitizer = StreamSanitizer()
+    while True:
+        data = await stream.read(_READ_SIZE)
+        text = sanitizer.feed(data, final=not data)
+        if text:
+            on_output(channel, text)
+        if not data:
+            return
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _signal_group(pgid: int, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+async def kill_process_group(process: asyncio.subprocess.Process) -> None:
+    """SIGTERM the process's whole group, SIGKILL whatever is left after a grace, reap the leader."""
+    pgid = process.pid  # start_new_session makes the child its group leader
+    _signal_group(pgid, signal.SIGTERM)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + KILL_GRACE_SECONDS
+    while loop.time() < deadline:
+        if process.returncode is not None and not _group_alive(pgid):
+            break
+        await asyncio.sleep(0.02)
+    if _group_alive(pgid):
+        _signal_group(pgid, signal.SIGKILL)
+    await process.wait()
+
+
+async def _drain(readers: list[asyncio.Task[None]], timeout: float) -> None:
+    _done, pending = await asyncio.wait(readers, timeout=timeout)
+    for task in pending:
+        task.cancel()
+    for task in readers:
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+def build_command(command: str, command_prefix: str | None) -> str:
+    return f"{command_prefix}\n{command}" if command_prefix else command
+
+
+async def run_shell(
+    command: str,
+    cwd: Path | str,
+    *,
+    on_output: OutputCallback,
+    timeout_s: float | None = None,
+    shell_path: str | None = None,
+    command_prefix: str | None = None,
+    env: Mapping[str, str] | None = None,
+) -> ShellResult:
+    """Run `command` with `<shell> -c`, calling `on_output(channel, text)` as output arrives.
+
+    Returns when the shell exits (or the timeout kills it). On cancellation the process group is
+    killed and reaped before CancelledError propagates. `env` replaces the environment when given.
+    """
+    if not os.path.isdir(cwd):
+        raise ShellError(f"Working directory does not exist: {cwd}\nCannot execute bash commands.")
+    shell = resolve_shell(shell_path)
+    try:
+        process = await asyncio.create_subprocess_exec(
+            shell,
+            "-c",
+            build_command(command, command_prefix),
+            cwd=str(cwd),
+            env=dict(env) if env is not None else None,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,
+        )
+    except OSError as exc:
+        raise ShellError(f"Could not start {shell}: {exc.strerror or exc}") from None
+
+    assert process.stdout is not None and process.stderr is not None
+    readers = [
+        asyncio.create_task(_pump(process.stdout, "stdout", on_output)),
+        asyncio.create_task(_pump(process.stderr, "stderr", on_output)),
+    ]
+    try:
+        try:
+            exit_code = await asyncio.wait_for(process.wait(), timeout_s)
+        except TimeoutError:
+            await kill_process_group(process)
+            await _drain(readers, PIPE_DRAIN_SECONDS)
+            return ShellResult(exit_code=None, timed_out=True)
+        await _drain(readers, PIPE_DRAIN_SECONDS)
+        return ShellResult(exit_code=exit_code)
+    except asyncio.CancelledError:
+        # Shield the cleanup: a second cancel must not leave the group running.
+        cleanup = asyncio.ensure_future(_cleanup_after_cancel(process, readers))
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.shield(cleanup)
+        raise
+
+
+async def _cleanup_after_cancel(process: asyncio.subprocess.Process, readers: list[asyncio.Task[None]]) -> None:
+    await kill_process_group(process)
+    await _drain(readers, 0.2)

@@ -1,0 +1,147 @@
+"""The `bash` tool: run a command, stream its merged output, keep the end of it for the model."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import signal
+from typing import Any
+
+from atomic.core import paths
+from atomic.core.shell import Channel, ShellError, run_shell
+from atomic.core.tools.base import Tool, ToolContext, ToolError, ToolOutput
+from atomic.core.tools.output_tail import SpillingCapture
+from atomic.core.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, tail_notice
+
+UPDATE_INTERVAL_SECONDS = 0.1
+
+
+def command_env(ctx: ToolContext) -> dict[str, str]:
+    """The process environment plus ctx.env, with `<agent dir>/bin` first on PATH (managed tools)."""
+    env = dict(os.environ)
+    env.update(ctx.env)
+    bin_dir = str((ctx.agent_dir or paths.agent_dir()) / "bin")
+    current = env.get("PATH", "")
+    env["PATH"] = f"{bin_dir}{os.pathsep}{current}" if current else bin_dir
+    return env
+
+
+def _format_seconds(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
+def _parse_timeout(args: dict[str, Any]) -> float | None:
+    value = args.get("timeout")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        raise ToolError("timeout must be a positive number of seconds")
+    return float(value)
+
+
+class _ThrottledUpdates:
+    """Sends the accumulated output to ctx.on_update at most every 100 ms, and flushes the last one."""
+
+    def __init__(self, capture: SpillingCapture, ctx: ToolContext) -> None:
+        self._capture = capture
+        self._ctx = ctx
+        self._loop = asyncio.get_running_loop()
+        self._last_sent = float("-inf")
+        self._scheduled: asyncio.TimerHandle | None = None
+
+    def poke(self) -> None:
+        elapsed = self._loop.time() - self._last_sent
+        if elapsed >= UPDATE_INTERVAL_SECONDS:
+            self._send()
+        elif self._scheduled is None:
+            self._scheduled = self._loop.call_later(UPDATE_INTERVAL_SECONDS - elapsed, self._send)
+
+    def _send(self) -> None:
+        self.cancel()
+        self._last_sent = self._loop.time()
+        snapshot = self._capture.snapshot()
+        details = {
+            "truncation": snapshot.to_wire() if snapshot.truncated else None,
+            "fullOutputPath": self._capture.full_output_path,
+        }
+        self._ctx.on_update(ToolOutput.text(snapshot.content, details))
+
+    def cancel(self) -> None:
+        if self._scheduled is not None:
+            self._scheduled.cancel()
+            self._scheduled = None
+
+
+class BashTool(Tool):
+    name = "bash"
+    label = "bash"
+    description = (
+        "Run a bash command in the current working directory and return its combined stdout and "
+        f"stderr. Only the last {DEFAULT_MAX_LINES} lines or {DEFAULT_MAX_BYTES // 1024}KB of output are "
+        "returned (whichever is smaller); when output is cut, the complete output is saved to a file "
+        "whose path is given, which you can inspect with read or grep. A non-zero exit status is "
+        "reported as an error together with the output. Optionally pass timeout (seconds) to stop "
+        "commands that might run long; there is no timeout by default. Avoid interactive commands."
+    )
+    parameters = {
+        "type": "object",
+        "properties": {
+            "command": {"type": "string", "description": "The bash command to run"},
+            "timeout": {"type": "number", "description": "Timeout in seconds (optional, no default)"},
+        },
+        "required": ["command"],
+        "additionalProperties": False,
+    }
+    prompt_snippet = "Execute bash commands (ls, git, tests, builds, etc.)"
+
+    async def execute(self, call_id: str, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        command = args.get("command")
+        if not isinstance(command, str) or not command.strip():
+            raise ToolError("command is required")
+        timeout = _parse_timeout(args)
+        capture = SpillingCapture(ctx.session_id, f"atomic-bash-{secrets.token_hex(8)}.log")
+        updates = _ThrottledUpdates(capture, ctx)
+
+        def on_output(_channel: Channel, text: str) -> None:
+            capture.append(text)
+            updates.poke()
+
+        try:
+            result = await run_shell(
+                command,
+                ctx.cwd,
+                on_output=on_output,
+                timeout_s=timeout,
+                shell_path=ctx.shell_path,
+                command_prefix=ctx.shell_command_prefix,
+                env=command_env(ctx),
+            )
+        except ShellError as exc:
+            raise ToolError(str(exc)) from None
+        finally:
+            updates.cancel()
+            capture.close()
+
+        snapshot = capture.snapshot()
+        full_path = capture.full_output_path
+        text = snapshot.content + tail_notice(snapshot, full_path, capture.tail.last_line_bytes)
+        details = {"truncation": snapshot.to_wire(), "fullOutputPath": full_path} if snapshot.truncated else None
+
+        if result.timed_out:
+            prefix = f"{text}\n\n" if text else ""
+            raise ToolError(f"{prefix}Command timed out after {_format_seconds(timeout or 0)} seconds")
+        if result.exit_code is not None and result.exit_code < 0:
+            signal_name = _signal_name(-result.exit_code)
+            raise ToolError(f"{text or '(no output)'}\n\nCommand was terminated by signal {signal_name}")
+        if result.exit_code:
+            raise ToolError(f"{text or '(no output)'}\n\nCommand exited with code {result.exit_code}")
+        return ToolOutput.text(text or "(no output)", details)
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return str(number)
+

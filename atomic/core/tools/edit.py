@@ -1,0 +1,132 @@
+"""The `edit` tool: exact text replacements in one file, with a diff for the UI."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from atomic.core.tools.base import Tool, ToolContext, ToolError, ToolOutput
+from atomic.core.tools.edit_diff import (
+    EditApplyError,
+    TextEdit,
+    apply_edits,
+    compute_diff,
+    detect_line_ending,
+    normalize_to_lf,
+    restore_line_endings,
+    split_bom,
+)
+from atomic.core.tools.file_locks import file_mutation_lock
+from atomic.core.tools.path_utils import resolve_path
+from atomic.core.tools.write import write_preserving_mode
+
+_INVALID_INPUT = "Edit tool input is invalid."
+
+
+def parse_edits(args: dict[str, Any]) -> list[TextEdit]:
+    """Read `edits` (a list, or that list as a JSON string) plus the legacy top-level oldText/newText."""
+    raw = args.get("edits")
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except json.JSONDecodeError:
+            raise ToolError(f"{_INVALID_INPUT} edits must be an array of {{oldText, newText}} objects.") from None
+    if raw is None:
+        raw = []
+    if not isinstance(raw, list):
+        raise ToolError(f"{_INVALID_INPUT} edits must be an array of {{oldText, newText}} objects.")
+    items = list(raw)
+    if "oldText" in args or "newText" in args:
+        items.append({"oldText": args.get("oldText"), "newText": args.get("newText")})
+    if not items:
+        raise ToolError(f"{_INVALID_INPUT} edits must contain at least one replacement.")
+
+    edits: list[TextEdit] = []
+    for index, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise ToolError(f"{_INVALID_INPUT} edits[{index}] must be an object with oldText and newText.")
+        old_text, new_text = item.get("oldText"), item.get("newText")
+        if not isinstance(old_text, str) or not isinstance(new_text, str):
+            raise ToolError(f"{_INVALID_INPUT} edits[{index}] needs string oldText and newText.")
+        edits.append(TextEdit(old_text, new_text))
+    return edits
+
+
+def _read_text(path: Path, display: str) -> str:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise ToolError(f"Could not edit file: {display}. Error code: ENOENT.") from None
+    except IsADirectoryError:
+        raise ToolError(f"Could not edit file: {display}. Error code: EISDIR.") from None
+    except PermissionError:
+        raise ToolError(f"Could not edit file: {display}. Error code: EACCES.") from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ToolError(f"Could not edit file: {display}. It is not UTF-8 text.") from None
+
+
+class EditTool(Tool):
+    name = "edit"
+    label = "edit"
+    description = (
+        "Edit a file by replacing exact text. Give one or more {oldText, newText} pairs in edits; each "
+        "oldText must appear exactly once in the current file, matching every character including "
+        "whitespace and indentation, and the pairs must not overlap (all are matched against the file "
+        "as it is before this call). Include enough surrounding lines to make each oldText unique. Use "
+        "several pairs for several separate changes to one file; use write to replace a whole file."
+    )
+    parameters = {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "Path of the file to edit (relative to the working directory, or absolute)"},
+            "edits": {
+                "type": "array",
+                "description": "Replacements to make, all located in the original file",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "oldText": {"type": "string", "description": "Exact text to find (must be unique in the file)"},
+                        "newText": {"type": "string", "description": "Text to put in its place"},
+                    },
+                    "required": ["oldText", "newText"],
+                    "additionalProperties": False,
+                },
+            },
+        },
+        "required": ["path", "edits"],
+        "additionalProperties": False,
+    }
+    prompt_snippet = "Make precise edits to files (replace exact text)"
+
+    async def execute(self, call_id: str, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        raw_path = args.get("path")
+        if not isinstance(raw_path, str) or not raw_path.strip():
+            raise ToolError(f"{_INVALID_INPUT} path is required.")
+        edits = parse_edits(args)
+        path = resolve_path(raw_path, ctx.cwd)
+        async with file_mutation_lock(path):
+            return await asyncio.to_thread(self._edit_file, path, raw_path, edits)
+
+    @staticmethod
+    def _edit_file(path: Path, display: str, edits: list[TextEdit]) -> ToolOutput:
+        original = _read_text(path, display)
+        bom, body = split_bom(original)
+        line_ending = detect_line_ending(body)
+        try:
+            base, updated = apply_edits(normalize_to_lf(body), edits, display)
+        except EditApplyError as exc:
+            raise ToolError(str(exc)) from None
+        final = bom + restore_line_endings(updated, line_ending)
+        try:
+            write_preserving_mode(path, final.encode("utf-8"))
+        except OSError as exc:
+            raise ToolError(f"Could not edit file: {display}. {exc.strerror or exc}") from None
+        diff = compute_diff(base, updated)
+        return ToolOutput.text(
+            f"Successfully replaced {len(edits)} block(s) in {display}.",
+            {"diff": diff.diff, "firstChangedLine": diff.first_changed_line},
+        )

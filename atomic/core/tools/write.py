@@ -1,0 +1,77 @@
+"""The `write` tool: create or replace a whole file, never leaving it half-written."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+from atomic.core.atomic_io import write_atomic
+from atomic.core.tools.base import Tool, ToolContext, ToolError, ToolOutput
+from atomic.core.tools.file_locks import file_mutation_lock
+from atomic.core.tools.path_utils import resolve_path
+
+
+def write_preserving_mode(path: Path, data: bytes) -> None:
+    """Atomically replace the file behind `path`, keeping its permission bits and any symlink.
+
+    A rename onto a symlink would replace the link itself, so the write goes to the link's target.
+    """
+    target = Path(os.path.realpath(path))
+    try:
+        mode = stat.S_IMODE(target.stat().st_mode)
+    except FileNotFoundError:
+        mode = 0o666 & ~_PROCESS_UMASK
+    if target.is_dir():
+        raise ToolError(f"Cannot write {path}: it is a directory")
+    write_atomic(target, data, mode=mode)
+
+
+def _read_umask() -> int:
+    # os.umask can only be read by setting it; do it once at import, before worker threads exist.
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+_PROCESS_UMASK = _read_umask()
+
+
+class WriteTool(Tool):
+    name = "write"
+    label = "write"
+    description = (
+        "Write content to a file, replacing it completely if it exists and creating it (and any missing "
+        "parent folders) if it does not. Use it for new files or full rewrites; prefer edit for changing "
+        "part of an existing file."
+    )
+    parameters = {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "Path of the file to write (relative to the working directory, or absolute)"},
+            "content": {"type": "string", "description": "The complete new content of the file"},
+        },
+        "required": ["path", "content"],
+        "additionalProperties": False,
+    }
+    prompt_snippet = "Create or overwrite files"
+
+    async def execute(self, call_id: str, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        raw_path = args.get("path")
+        content = args.get("content")
+        if not isinstance(raw_path, str) or not raw_path.strip():
+            raise ToolError("path is required")
+        if not isinstance(content, str):
+            raise ToolError("content must be a string")
+        path = resolve_path(raw_path, ctx.cwd)
+        data = content.encode("utf-8")
+        async with file_mutation_lock(path):
+            try:
+                await asyncio.to_thread(write_preserving_mode, path, data)
+            except ToolError:
+                raise
+            except OSError as exc:
+                raise ToolError(f"Could not write {raw_path}: {exc.strerror or exc}") from None
+        return ToolOutput.text(f"Successfully wrote {len(data)} bytes to {raw_path}")
