@@ -121,8 +121,10 @@ def test_resolve_value_literal_env_and_command(monkeypatch: pytest.MonkeyPatch) 
 
 def test_command_runs_each_time_it_is_needed(tmp_path: Path) -> None:
     counter = tmp_path / "count"
-    command = f"!{sys.executable} -c \"import pathlib; p = pathlib.Path(r'{counter}'); " \
+    command = (
+        f"!{sys.executable} -c \"import pathlib; p = pathlib.Path(r'{counter}'); "
         "n = int(p.read_text()) + 1 if p.exists() else 1; p.write_text(str(n)); print(f'key{n}')\""
+    )
     auth = AuthStorage(tmp_path)
     auth.set_api_key("openai", command)
     assert counter.exists() is False  # storing does not run it
