@@ -33,6 +33,7 @@ from atomic.core.providers.base import (
 )
 from atomic.core.providers.errors import classify_error, stream_ended_early
 from atomic.core.providers.history import from_same_model, normalize_history, safe_tool_id
+from atomic.core.providers.streaming import close_quietly
 from atomic.core.providers.thinking_params import anthropic_params
 
 API = "anthropic-messages"
@@ -326,14 +327,3 @@ def _auth_options(request: StreamRequest) -> dict[str, Any]:
         return {"auth_token": key, "api_key": None}
     # An empty key still lets header-only auth (a proxy's Authorization header) through.
     return {"api_key": key}
-
-
-async def close_quietly(*closables: Any) -> None:
-    """Close an SDK stream and client without letting a close error hide the real outcome."""
-    for closable in closables:
-        if closable is None:
-            continue
-        try:
-            await closable.close()
-        except Exception:
-            pass
