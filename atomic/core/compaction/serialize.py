@@ -35,7 +35,6 @@ from atomic.core.messages import (
     ToolCall,
     ToolResultMessage,
     UserMessage,
-    parse_message,
 )
 
 TOOL_RESULT_MAX_CHARS = 16_000
@@ -109,8 +108,6 @@ def _bash_text(message: BashExecutionMessage) -> str:
 
 def message_sections(message: Any) -> list[Section]:
     """The transcript sections of one message (empty when it contributes nothing)."""
-    if isinstance(message, dict):
-        message = parse_message(message)
     if isinstance(message, (UserMessage, CustomMessage)):
         text = render_blocks(message.content)
         return [Section("user", "[User]: " + text)] if text else []
