@@ -139,7 +139,10 @@ class AgentRun:
                     host.emit(AutoRetryEnd(success=not self.aborted and error is None, attempt=attempt,
                                            final_error="Retry cancelled" if self.aborted else None))
                 return message
-            if error.kind == "overflow" and not overflow_tried and host.settings.compaction.enabled:
+            if error.kind == "overflow" and host.auto_compaction_enabled:
+                if overflow_tried:
+                    host.report_unresolved_overflow()
+                    return message
                 overflow_tried = True
                 if await host.compact_for("overflow", True):
                     continue
@@ -181,9 +184,10 @@ class AgentRun:
     async def _loop(self, pending: list[UserMessage]) -> None:
         host = self.host
         # Messages left queued by an earlier abort are delivered first.
-        pending = pending + [user_message_from(i) for i in host.steering.poll()]
-        if pending:
+        leftover = host.steering.poll()
+        if leftover:
             host.queue_changed()
+            pending = pending + [user_message_from(i) for i in leftover]
         while True:
             more_tools = True
             while more_tools or pending:

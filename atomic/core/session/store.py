@@ -172,6 +172,14 @@ class SessionStore:
         self._persist(record, sync=entry_type in ("message", "compaction"))
         return entry
 
+    def append_existing(self, entry: dict[str, Any]) -> None:
+        """Copy an entry from another session verbatim (fork/clone keep ids, parents and times)."""
+        raw = json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
+        record = EntryRecord(entry["id"], entry.get("parentId"), entry["type"], entry.get("timestamp", ""), raw, entry)
+        self._add(record)
+        self.leaf_id = record.id
+        self._persist(record, sync=False)
+
     def _persist(self, record: EntryRecord, *, sync: bool) -> None:
         if self.path is None:
             return

@@ -1,0 +1,184 @@
+"""Opening an AgentSession from SessionOptions: settings, session file, model, tools, resources."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from atomic.core.engine.model_controls import SCRIPTED_PROVIDER, scripted_model
+from atomic.core.engine.options import SessionOptions
+from atomic.core.engine.session import AgentSession
+from atomic.core.paths import agent_dir as default_agent_dir
+from atomic.core.paths import default_session_dir
+from atomic.core.session.listing import find_session, list_sessions
+from atomic.core.session.store import SessionStore
+from atomic.core.settings import SettingsManager
+
+
+class StartupError(Exception):
+    """A problem with the options that makes starting impossible (the CLI prints it and exits 1)."""
+
+
+def _session_dir(options: SessionOptions, settings: SettingsManager, cwd: Path) -> Path | None:
+    if options.no_session:
+        return None
+    override = options.session_dir or os.environ.get("ATOMIC_CODING_AGENT_SESSION_DIR") or settings.settings.session_dir
+    return default_session_dir(cwd, override)
+
+
+def _open_store(options: SessionOptions, session_dir: Path | None, cwd: Path) -> tuple[SessionStore, bool]:
+    """The session to start with, and whether it was resumed (its model and level come back)."""
+    lookup_dir = session_dir or default_session_dir(cwd)
+    if options.fork:
+        source_path = find_session(options.fork, lookup_dir)
+        if source_path is None:
+            raise StartupError(f"No session found for --fork {options.fork}")
+        source = SessionStore.open(source_path)
+        store = SessionStore.create(session_dir or lookup_dir, cwd, str(source_path))
+        for record in source.path_to():
+            store.append_existing(dict(record.data))
+        store.flush()
+        return store, True
+    if options.session:
+        path = find_session(options.session, lookup_dir)
+        if path is None:
+            raise StartupError(f"No session found for --session {options.session}")
+        return SessionStore.open(path), True
+    if options.continue_recent and session_dir is not None:
+        for info in list_sessions(session_dir):
+            try:
+                return SessionStore.open(info.path), True
+            except Exception:
+                continue
+    return SessionStore.create(session_dir, cwd), False
+
+
+def _choose_model(session: AgentSession, options: SessionOptions) -> str | None:
+    """Pick the starting model. Returns a thinking level requested by a `model:level` pattern."""
+    from atomic.core.models.resolver import (
+        ModelResolutionError,
+        choose_initial_model,
+        resolve_model,
+        resolve_scoped_models,
+    )
+
+    settings = session.settings
+    if options.scripted is not None:
+        session.model = session.use_scripted(options.scripted)
+        return None
+    wants_scripted = (options.provider or "").lower() == SCRIPTED_PROVIDER or (options.model or "").startswith(
+        "scripted"
+    )
+    if wants_scripted:
+        session.model = session.find_model(SCRIPTED_PROVIDER, "scripted-model") or scripted_model()
+        if session.model not in session.extra_models:
+            session.extra_models.append(session.model)
+        return None
+    warnings: list[str] = []
+    patterns = options.scoped_models or settings.enabled_models or []
+    if patterns:
+        session.scoped = resolve_scoped_models(session.registry, patterns, warnings=warnings)
+    session.startup_warnings.extend(warnings)
+    level = None
+    try:
+        if options.model:
+            resolved = resolve_model(session.registry, options.model, provider=options.provider)
+            session.model, level = resolved.model, resolved.thinking_level
+        else:
+            session.model = choose_initial_model(
+                session.registry,
+                cli_provider=options.provider,
+                default_provider=settings.default_provider,
+                default_model=settings.default_model,
+                scoped=session.scoped,
+            )
+            if session.model is not None and session.scoped and session.model.key == session.scoped[0][0].key:
+                level = session.scoped[0][1]
+    except ModelResolutionError as exc:
+        raise StartupError(str(exc)) from exc
+    if options.api_key:
+        if session.model is None:
+            raise StartupError("--api-key needs a model: pass --model (or --provider)")
+        session.registry.set_runtime_api_key(session.model.provider, options.api_key)
+    return level
+
+
+def _load_resources(session: AgentSession, options: SessionOptions) -> None:
+    from atomic.core.resources.context_files import load_context_files
+    from atomic.core.resources.input_expansion import ResourceCatalog
+    from atomic.core.resources.system_prompt import build_system_prompt
+    from atomic.core.tools.registry import DEFAULT_TOOL_NAMES, create_builtin_tools
+
+    names = options.tools if options.tools is not None else list(DEFAULT_TOOL_NAMES)
+    try:
+        tools = create_builtin_tools(names)
+    except ValueError as exc:
+        raise StartupError(str(exc)) from exc
+    session.tools = {tool.name: tool for tool in tools}
+    session.active_tool_names = [tool.name for tool in tools]
+    catalog = ResourceCatalog(
+        session.cwd,
+        session.agent_dir,
+        prompt_template_paths=options.prompt_templates,
+        skill_paths=options.skills,
+        no_prompt_templates=options.no_prompt_templates,
+        no_skills=options.no_skills,
+    )
+    session.resources = catalog
+    session.context_files = [] if options.no_context_files else load_context_files(session.cwd, session.agent_dir)
+    session.startup_warnings.extend(str(d) for d in catalog.diagnostics)
+
+    def rebuild() -> str:
+        tools_now = session.active_tools()
+        return build_system_prompt(
+            cwd=session.cwd,
+            agent_dir=session.agent_dir,
+            tools=[(t.name, t.prompt_snippet or t.description.split("\n")[0]) for t in tools_now],
+            context_files=session.context_files,
+            skills=catalog.skills,
+            custom_prompt=options.system_prompt,
+            append_prompts=options.append_system_prompt,
+            read_tool_active="read" in session.active_tool_names,
+        )
+
+    session.rebuild_system_prompt = rebuild
+    session.system_prompt = rebuild()
+
+
+async def create_session(options: SessionOptions) -> AgentSession:
+    cwd = options.cwd.resolve()
+    agent = options.agent_dir or default_agent_dir()
+    settings = SettingsManager(agent, cwd)
+    session_dir = _session_dir(options, settings, cwd)
+    try:
+        store, resumed = _open_store(options, session_dir, cwd)
+    except StartupError:
+        raise
+    except Exception as exc:
+        raise StartupError(str(exc)) from exc
+    session = AgentSession(cwd=cwd, agent_dir=agent, settings=settings, store=store, session_dir=session_dir)
+    session.startup_warnings.extend(settings.errors)
+    session.startup_warnings.extend(store.warnings)
+    session.startup_warnings.extend(getattr(session.registry, "errors", []))
+    level = _choose_model(session, options)
+    _load_resources(session, options)
+    session.reload_context()
+    if resumed:
+        session.restore_model_from_session()
+    from atomic.core.models.thinking import clamp_level
+
+    if session.model is not None:
+        wanted = options.thinking or level
+        if wanted is None and not (resumed and session.thinking_level != "off"):
+            wanted = settings.settings.default_thinking_level or "medium"
+        if wanted is not None:
+            session.thinking_level = clamp_level(session.model, wanted)
+        if not resumed or not store.records:
+            session._record_current_model()
+    if options.extensions or not options.no_extensions:
+        from atomic.core.extensions.loader import load_extensions
+
+        await load_extensions(session, options)
+    if options.name:
+        session.set_session_name(options.name)
+    return session

@@ -1,0 +1,229 @@
+"""Model and thinking-level controls of an AgentSession: selection, cycling, persistence, auth."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from atomic.core.events import ModelChanged, ThinkingLevelChanged
+from atomic.core.model_types import Model
+
+if TYPE_CHECKING:
+    from atomic.core.engine.session import AgentSession
+
+SCRIPTED_PROVIDER = "scripted"
+
+
+class NoModelError(Exception):
+    pass
+
+
+def scripted_model(script_path: str | None = None) -> Model:
+    return Model(
+        id="scripted-model",
+        name="Scripted (offline)",
+        api="scripted",
+        provider=SCRIPTED_PROVIDER,
+        base_url=script_path or "",
+        reasoning=True,
+        input=["text", "image"],
+        context_window=200000,
+        max_tokens=16384,
+        thinking_level_map={"xhigh": "xhigh", "max": "max"},
+    )
+
+
+class ModelControls:
+    def _init_models(self: AgentSession) -> None:
+        from atomic.core.auth import AuthStorage
+        from atomic.core.models.registry import ModelRegistry
+
+        self.auth = AuthStorage(self.agent_dir)
+        self.runtime_api_key: tuple[str, str] | None = None
+        self.registry = ModelRegistry(self.agent_dir, self.auth, None)
+        self.scoped: list[tuple[Model, str | None]] = []
+        self._scripted_providers: dict[str, Any] = {}
+        self.extra_models: list[Model] = []
+        script = os.environ.get("ATOMIC_SCRIPT")
+        if script:
+            self.extra_models.append(scripted_model(script))
+
+    # -------------------------------------------------------------- catalog
+
+    def use_scripted(self: AgentSession, provider: Any) -> Model:
+        model = scripted_model()
+        self._scripted_providers[model.key] = provider
+        self.extra_models = [m for m in self.extra_models if m.key != model.key] + [model]
+        return model
+
+    def scripted_provider_for(self: AgentSession, model: Model) -> Any:
+        from atomic.core.providers.scripted import ScriptedProvider
+
+        provider = self._scripted_providers.get(model.key)
+        if provider is None:
+            base = model.base_url.removeprefix("file://")
+            provider = ScriptedProvider.from_file(Path(base)) if base else ScriptedProvider()
+            self._scripted_providers[model.key] = provider
+        return provider
+
+    def all_models(self: AgentSession) -> list[Model]:
+        return [*self.registry.all_models(), *self.extra_models]
+
+    def available_models(self: AgentSession) -> list[Model]:
+        return [*self.registry.available_models(), *self.extra_models]
+
+    def find_model(self: AgentSession, provider: str, model_id: str) -> Model | None:
+        for model in self.extra_models:
+            if model.provider == provider and model.id == model_id:
+                return model
+        return self.registry.find(provider, model_id)
+
+    def api_key_for(self: AgentSession, model: Model) -> str | None:
+        if model.api == "scripted":
+            return None
+        return self.registry.api_key_for(model.provider)
+
+    def headers_for(self: AgentSession, model: Model) -> dict[str, str]:
+        if model.api == "scripted":
+            return {}
+        return self.registry.headers_for(model)
+
+    def has_auth(self: AgentSession, model: Model) -> bool:
+        return model.api == "scripted" or any(m.key == model.key for m in self.available_models())
+
+    def ensure_can_prompt(self: AgentSession) -> None:
+        from atomic.core.engine.session import PromptRejected
+
+        if self.model is None:
+            from atomic.core.models import no_model_message
+
+            raise PromptRejected(no_model_message(self.registry))
+        if not self.has_auth(self.model):
+            raise PromptRejected(
+                f"No API key for {self.model.provider}/{self.model.id}. Set {self._env_hint(self.model.provider)}"
+                " or run /login."
+            )
+
+    def _env_hint(self: AgentSession, provider: str) -> str:
+        from atomic.core.models.catalog import env_var_for
+
+        return env_var_for(provider) or f"an apiKey for {provider} in models.json"
+
+    # -------------------------------------------------------------- selection
+
+    def supported_levels(self: AgentSession) -> list[str]:
+        from atomic.core.models.thinking import supported_levels
+
+        return supported_levels(self.model) if self.model else ["off"]
+
+    def _apply_model(self: AgentSession, model: Model, *, record: bool = True) -> None:
+        from atomic.core.models.thinking import clamp_level
+
+        previous = self.model
+        self.model = model
+        if record:
+            self.store.append("model_change", provider=model.provider, modelId=model.id)
+        wanted = self.thinking_level
+        if previous is not None and not previous.reasoning and model.reasoning:
+            wanted = self.settings.default_thinking_level or "medium"
+        level = clamp_level(model, wanted)
+        if level != self.thinking_level:
+            self.thinking_level = level
+            if record:
+                self.store.append("thinking_level_change", thinkingLevel=level)
+            self.emit(ThinkingLevelChanged(level=level))
+        self.emit(ModelChanged(model=model.to_wire()))
+        if previous is not None and self.hooks.has("model_select"):
+            self.hooks.emit_nowait("model_select", {"model": model, "previousModel": previous, "source": "set"})
+
+    def set_model(self: AgentSession, provider: str, model_id: str, persist: bool = False) -> Model:
+        model = self.find_model(provider, model_id)
+        if model is None:
+            raise ValueError(f"Model not found: {provider}/{model_id}")
+        if not self.has_auth(model):
+            raise ValueError(f"No API key for {provider}/{model_id}")
+        self._apply_model(model)
+        if persist:
+            self._persist_model()
+        return model
+
+    def _persist_model(self: AgentSession) -> None:
+        if self.model is None or self.model.api == "scripted":
+            return
+        self.settings_manager.update(
+            {
+                "defaultProvider": self.model.provider,
+                "defaultModel": self.model.id,
+                "defaultThinkingLevel": self.thinking_level,
+            }
+        )
+
+    def cycle_model(self: AgentSession, persist: bool = False, backwards: bool = False) -> dict[str, Any] | None:
+        scoped = [(m, lvl) for m, lvl in self.scoped if self.has_auth(m)]
+        candidates = scoped or [(m, None) for m in self.available_models()]
+        if len(candidates) < 2:
+            return None
+        keys = [m.key for m, _ in candidates]
+        current = self.model.key if self.model else None
+        index = keys.index(current) if current in keys else -1
+        step = -1 if backwards else 1
+        model, level = candidates[(index + step) % len(candidates)]
+        self._apply_model(model)
+        if level:
+            self.set_thinking_level(level)
+        if persist:
+            self._persist_model()
+        return {"model": model.to_wire(), "thinkingLevel": self.thinking_level, "isScoped": bool(scoped)}
+
+    def set_thinking_level(self: AgentSession, level: str, persist: bool = False) -> dict[str, Any]:
+        from atomic.core.models.thinking import clamp_level
+        from atomic.core.providers.base import THINKING_LEVELS
+
+        if level not in THINKING_LEVELS:
+            raise ValueError(f"Invalid thinking level: {level}. Use one of: {', '.join(THINKING_LEVELS)}")
+        effective = clamp_level(self.model, level) if self.model else level
+        if effective != self.thinking_level:
+            previous = self.thinking_level
+            self.thinking_level = effective
+            self.store.append("thinking_level_change", thinkingLevel=effective)
+            self.emit(ThinkingLevelChanged(level=effective))
+            if self.hooks.has("thinking_level_select"):
+                self.hooks.emit_nowait("thinking_level_select", {"level": effective, "previousLevel": previous})
+        if persist:
+            self.settings_manager.update({"defaultThinkingLevel": effective})
+        data: dict[str, Any] = {"level": effective}
+        if self.model is not None:
+            data["provider"] = self.model.provider
+            data["modelId"] = self.model.id
+        return data
+
+    def cycle_thinking_level(self: AgentSession) -> str | None:
+        from atomic.core.models.thinking import next_level
+
+        if self.model is None:
+            return None
+        level = next_level(self.model, self.thinking_level)
+        if level is None:
+            return None
+        self.set_thinking_level(level)
+        return self.thinking_level
+
+    # -------------------------------------------------------------- auth
+
+    def login_provider(self: AgentSession, provider: str, api_key: str) -> None:
+        self.auth.set_api_key(provider, api_key)
+        self.registry.reload()
+
+    def logout_provider(self: AgentSession, provider: str) -> dict[str, Any]:
+        self.auth.remove(provider)
+        self.registry.reload()
+        models = self.available_models()
+        data: dict[str, Any] = {
+            "provider": provider,
+            "authStatus": self.registry.auth_status(provider),
+            "models": [m.to_wire() for m in models],
+        }
+        if self.scoped:
+            data["scopedModels"] = [m.to_wire() for m, _ in self.scoped if self.has_auth(m)]
+        return data

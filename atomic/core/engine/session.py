@@ -1,0 +1,401 @@
+"""AgentSession: the one engine API both frontends call (the RPC mode and the TUI).
+
+It owns the session store, the model and thinking level, the queues, the tools and resources, and
+runs the agent loop as a background task. Listeners get every engine event in order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from atomic.core.agent.loop import AgentRun
+from atomic.core.agent.queues import MessageQueue, QueuedMessage
+from atomic.core.engine.bash_controls import BashControls
+from atomic.core.engine.compaction_controls import CompactionControls
+from atomic.core.engine.model_controls import ModelControls
+from atomic.core.engine.session_controls import SessionControls
+from atomic.core.events import Event, ExtensionError, QueueUpdate
+from atomic.core.extensions.hooks import HookBus
+from atomic.core.messages import AssistantMessage, ImageContent, ToolResultMessage, Usage
+from atomic.core.model_types import Model
+from atomic.core.providers.base import StreamRequest, ToolSpec
+from atomic.core.session.context import ContextItem, build_context
+from atomic.core.session.store import SessionStore
+from atomic.core.settings import SettingsManager
+from atomic.core.tools.base import Tool, ToolContext, ToolOutput
+
+Listener = Callable[[Event], None]
+
+
+class PromptRejected(Exception):
+    """A prompt refused before it was accepted (the RPC response is `success: false`)."""
+
+
+STREAMING_WITHOUT_BEHAVIOR = (
+    "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message."
+)
+
+
+class AgentSession(ModelControls, SessionControls, BashControls, CompactionControls):
+    def __init__(
+        self,
+        *,
+        cwd: Path,
+        agent_dir: Path,
+        settings: SettingsManager,
+        store: SessionStore,
+        session_dir: Path | None,
+    ) -> None:
+        self.cwd = cwd
+        self.agent_dir = agent_dir
+        self.settings_manager = settings
+        self.store = store
+        self.session_dir = session_dir
+        self.hooks = HookBus()
+        self.hooks.on_error = self._report_extension_error
+        self.listeners: list[Listener] = []
+        s = settings.settings
+        self.steering = MessageQueue(s.steering_mode)
+        self.follow_ups = MessageQueue(s.follow_up_mode)
+        self.auto_retry_enabled = s.retry.enabled
+        self.auto_compaction_enabled = s.compaction.enabled
+        self.model: Model | None = None
+        self.thinking_level = "off"
+        self.tools: dict[str, Tool] = {}
+        self.active_tool_names: list[str] = []
+        self.system_prompt = ""
+        self.context_items: list[ContextItem] = []
+        self.compacted_since_usage = False
+        self.pending_tool_results: list[ToolResultMessage] | None = None
+        self.deferred_messages: list[Any] = []
+        self._run_task: asyncio.Task[Any] | None = None
+        self._current_run: AgentRun | None = None
+        self.startup_warnings: list[str] = []
+        self._init_models()
+        self._init_bash()
+        self._init_compaction()
+        self.resources: Any = None
+        self.extensions: Any = None
+
+    # ------------------------------------------------------------------ events
+
+    @property
+    def settings(self) -> Any:
+        return self.settings_manager.settings
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        self.listeners.append(listener)
+        return lambda: self.listeners.remove(listener) if listener in self.listeners else None
+
+    def emit(self, event: Event) -> None:
+        for listener in list(self.listeners):
+            try:
+                listener(event)
+            except Exception as exc:  # a frontend bug must not stop the engine
+                self.startup_warnings.append(f"listener error: {exc}")
+        if self.hooks.has(event.type):
+            self.hooks.emit_nowait(event.type, {"event": event})
+
+    def _report_extension_error(self, path: str, event: str, error: str) -> None:
+        self.emit(ExtensionError(extension_path=path, event=event, error=error))
+
+    # ------------------------------------------------------------------ context
+
+    def reload_context(self) -> None:
+        ctx = build_context(self.store)
+        self.context_items = ctx.items
+        self.compacted_since_usage = ctx.compacted_since_usage
+
+    def context_messages(self) -> list[Any]:
+        return [item.message for item in self.context_items]
+
+    def record_message(self, message: Any) -> None:
+        entry = self.store.append("message", message=message.to_wire())
+        self.context_items.append(ContextItem(entry["id"], message))
+        if isinstance(message, AssistantMessage) and message.usage.total_tokens and message.stop_reason not in (
+            "error",
+            "aborted",
+        ):
+            self.compacted_since_usage = False
+
+    # ------------------------------------------------------------------ what the loop needs
+
+    def provider_for(self, model: Model) -> Any:
+        if model.api == "scripted":
+            return self.scripted_provider_for(model)
+        from atomic.core.providers import get_provider
+
+        return get_provider(model.api)
+
+    async def build_request(self, messages: list[Any]) -> StreamRequest:
+        model = self.model
+        assert model is not None
+        if self.hooks.has("context"):
+            payload = {"messages": messages}
+            for result in await self.hooks.emit("context", payload):
+                if isinstance(result, dict) and isinstance(result.get("messages"), list):
+                    messages = result["messages"]
+        api_key = self.api_key_for(model)
+        timeout_ms = self.settings.retry.provider.timeout_ms
+        return StreamRequest(
+            model=model,
+            system_prompt=self.system_prompt,
+            messages=messages,
+            tools=[
+                ToolSpec(name=t.name, description=t.description, parameters=t.parameters)
+                for t in self.active_tools()
+            ],
+            thinking_level=self.thinking_level,
+            api_key=api_key,
+            headers=self.headers_for(model),
+            timeout_s=timeout_ms / 1000 if timeout_ms else None,
+            session_id=self.store.session_id,
+            thinking_budgets=self.settings.thinking_budgets,
+        )
+
+    def active_tools(self) -> list[Tool]:
+        return [self.tools[name] for name in self.active_tool_names if name in self.tools]
+
+    def find_tool(self, name: str) -> Tool | None:
+        return self.tools.get(name) if name in self.active_tool_names else None
+
+    def tool_context(self, on_update: Callable[[ToolOutput], None]) -> ToolContext:
+        model = self.model
+        env = {
+            "ATOMIC_SESSION_ID": self.store.session_id,
+            "ATOMIC_SESSION_FILE": str(self.store.path or ""),
+            "AI_AGENT": "atomic",
+        }
+        return ToolContext(
+            cwd=self.cwd,
+            on_update=on_update,
+            session_id=self.store.session_id,
+            shell_path=self.settings.shell_path,
+            shell_command_prefix=self.settings.shell_command_prefix,
+            agent_dir=self.agent_dir,
+            supports_images=bool(model and model.supports_images()) and not self.settings.images.block_images,
+            env=env,
+        )
+
+    def fill_cost(self, usage: Usage) -> None:
+        if self.model is not None:
+            from atomic.core.models.cost import compute_cost
+
+            compute_cost(self.model, usage)
+
+    def queue_changed(self) -> None:
+        self.emit(QueueUpdate(steering=self.steering.texts(), follow_up=self.follow_ups.texts()))
+
+    # ------------------------------------------------------------------ prompting
+
+    @property
+    def is_streaming(self) -> bool:
+        return self._run_task is not None and not self._run_task.done()
+
+    def _expand(self, text: str) -> str:
+        if self.resources is None:
+            return text
+        return self.resources.expand(text)
+
+    async def _input_hook(self, text: str, images: list[ImageContent], source: str) -> tuple[str, bool]:
+        """Extension `input` handlers may transform the text or handle it entirely."""
+        payload = {"text": text, "images": images, "source": source}
+        for result in await self.hooks.emit("input", payload):
+            if isinstance(result, dict):
+                action = result.get("action")
+                if action == "handled":
+                    return text, True
+                if action == "transform" and isinstance(result.get("text"), str):
+                    text = result["text"]
+        return text, False
+
+    async def prompt(
+        self,
+        text: str,
+        images: list[ImageContent] | None = None,
+        streaming_behavior: str | None = None,
+        source: str = "rpc",
+    ) -> None:
+        """Accept a prompt: start a run, queue it, or run an extension command. Raises PromptRejected."""
+        images = list(images or [])
+        if self.extensions is not None and await self.extensions.try_run_command(text):
+            return
+        text, handled = await self._input_hook(text, images, source)
+        if handled:
+            return
+        text = self._expand(text)
+        if self.is_streaming:
+            if streaming_behavior == "steer":
+                self._queue(self.steering, text, images)
+                return
+            if streaming_behavior == "followUp":
+                self._queue(self.follow_ups, text, images)
+                return
+            raise PromptRejected(STREAMING_WITHOUT_BEHAVIOR)
+        self.ensure_can_prompt()
+        self.start_run([QueuedMessage(text, images)])
+
+    def _queue(self, queue: MessageQueue, text: str, images: list[ImageContent]) -> None:
+        queue.push(QueuedMessage(text, images))
+        self.queue_changed()
+
+    async def steer(self, text: str, images: list[ImageContent] | None = None) -> None:
+        self._reject_extension_command(text)
+        self._queue(self.steering, self._expand(text), list(images or []))
+        if not self.is_streaming:
+            self.ensure_can_prompt()
+            self.start_run([])
+
+    async def follow_up(self, text: str, images: list[ImageContent] | None = None) -> None:
+        self._reject_extension_command(text)
+        self._queue(self.follow_ups, self._expand(text), list(images or []))
+        if not self.is_streaming:
+            self.ensure_can_prompt()
+            self.start_run([])
+
+    def _reject_extension_command(self, text: str) -> None:
+        if self.extensions is not None and self.extensions.is_command(text):
+            name = text.split()[0]
+            raise PromptRejected(f'Extension command "{name}" cannot be queued. Use prompt instead.')
+
+    def start_run(self, items: list[QueuedMessage]) -> asyncio.Task[Any]:
+        from atomic.core.agent.loop import user_message_from
+
+        self._flush_deferred()
+        pending = [user_message_from(i) for i in items]
+        if not items and len(self.follow_ups) and not len(self.steering):
+            pending = [user_message_from(i) for i in self.follow_ups.poll()]
+            self.queue_changed()
+        run = AgentRun(self)
+        self._current_run = run
+
+        async def runner() -> None:
+            try:
+                if self.hooks.has("before_agent_start"):
+                    await self._before_agent_start(pending)
+                await run.run(pending)
+            finally:
+                self._current_run = None
+                self._flush_deferred()
+                await self.after_run(run)
+
+        self._run_task = asyncio.ensure_future(runner())
+        return self._run_task
+
+    async def _before_agent_start(self, pending: list[Any]) -> None:
+        payload = {"prompt": pending, "systemPrompt": self.system_prompt}
+        for result in await self.hooks.emit("before_agent_start", payload):
+            if isinstance(result, dict) and isinstance(result.get("systemPrompt"), str):
+                self.system_prompt = result["systemPrompt"]
+
+    async def after_run(self, run: AgentRun) -> None:
+        """After a run: threshold compaction, then nothing else (queued messages wait for the next run)."""
+        if not run.aborted and self.needs_threshold_compaction():
+            await self.compact_for("threshold", False)
+
+    def _flush_deferred(self) -> None:
+        # Direct bash results that finished while the agent streamed are stored once it is idle,
+        # so they never split an assistant message from its tool results.
+        while self.deferred_messages and self._current_run is None:
+            owner, message = self.deferred_messages.pop(0)
+            if owner is self.store:
+                self.record_message(message)
+            else:
+                owner.append("message", message=message.to_wire())
+
+    async def wait_idle(self) -> None:
+        while self._run_task is not None and not self._run_task.done():
+            await asyncio.shield(self._run_task)
+
+    async def abort(self) -> None:
+        """Cancel the stream, tools, retry wait and compaction; return when idle."""
+        self.cancel_compaction()
+        task = self._run_task
+        if task is not None and not task.done():
+            if self._current_run is not None:
+                self._current_run.cancel_retry()
+            task.cancel()
+            try:
+                await asyncio.shield(task)
+            except asyncio.CancelledError:
+                # Our own cancellation of the run surfaces here; the run itself has finished cleanly.
+                if not task.done():
+                    raise
+        await self.wait_compaction_idle()
+        if len(self.steering) or len(self.follow_ups):
+            # "abort continues queued messages": what is still queued runs next, after the response.
+            asyncio.get_running_loop().call_soon(self._continue_queued)
+
+    def _continue_queued(self) -> None:
+        if not self.is_streaming and (len(self.steering) or len(self.follow_ups)) and self.model is not None:
+            self.start_run([])
+
+    def abort_retry(self) -> None:
+        if self._current_run is not None:
+            self._current_run.cancel_retry()
+
+    def clear_queue(self) -> dict[str, list[str]]:
+        steering = [i.text for i in self.steering.clear()]
+        follow = [i.text for i in self.follow_ups.clear()]
+        if steering or follow:
+            self.queue_changed()
+        return {"steering": steering, "followUp": follow}
+
+    def set_steering_mode(self, mode: str) -> None:
+        self.steering.mode = mode
+
+    def set_follow_up_mode(self, mode: str) -> None:
+        self.follow_ups.mode = mode
+
+    # ------------------------------------------------------------------ state
+
+    def messages(self) -> list[Any]:
+        return self.context_messages()
+
+    def last_assistant_text(self) -> str | None:
+        for message in reversed(self.context_messages()):
+            if isinstance(message, AssistantMessage) and message.stop_reason != "error":
+                text = message.text()
+                if text or message.content:
+                    return text
+        return None
+
+    def get_state(self) -> dict[str, Any]:
+        state: dict[str, Any] = {
+            "model": self.model.to_wire() if self.model else None,
+            "thinkingLevel": self.thinking_level,
+            "isStreaming": self.is_streaming,
+            "isCompacting": self.is_compacting,
+            "steeringMode": self.steering.mode,
+            "followUpMode": self.follow_ups.mode,
+            "sessionId": self.store.session_id,
+            "autoCompactionEnabled": self.auto_compaction_enabled,
+            "messageCount": len(self.context_items),
+            "pendingMessageCount": len(self.steering) + len(self.follow_ups),
+        }
+        if self.store.path is not None:
+            state["sessionFile"] = str(self.store.path)
+        name = self.store.name()
+        if name:
+            state["sessionName"] = name
+        return state
+
+    async def shutdown(self) -> None:
+        await self.abort()
+        await self.shutdown_bash()
+        if self.hooks.has("session_shutdown"):
+            await self.hooks.emit("session_shutdown", {"reason": "quit"})
+
+
+def default_agent_dir() -> Path:
+    from atomic.core.paths import agent_dir
+
+    return agent_dir()
+
+
+def is_test_environment() -> bool:
+    return os.environ.get("ATOMIC_TEST") == "1"

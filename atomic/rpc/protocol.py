@@ -1,0 +1,233 @@
+"""Typed RPC commands: one pydantic model per command type, parsed from a JSON line."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from atomic.core.messages import ImageContent
+
+
+class Command(BaseModel):
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+    id: str | int | None = None
+
+
+QueueMode = Literal["all", "one-at-a-time"]
+Level = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
+
+
+class Prompt(Command):
+    type: Literal["prompt"]
+    message: str
+    images: list[ImageContent] | None = None
+    streaming_behavior: Literal["steer", "followUp"] | None = Field(None, alias="streamingBehavior")
+
+
+class Steer(Command):
+    type: Literal["steer"]
+    message: str
+    images: list[ImageContent] | None = None
+
+
+class FollowUp(Command):
+    type: Literal["follow_up"]
+    message: str
+    images: list[ImageContent] | None = None
+
+
+class Abort(Command):
+    type: Literal["abort"]
+
+
+class ClearQueue(Command):
+    type: Literal["clear_queue"]
+
+
+class NewSession(Command):
+    type: Literal["new_session"]
+    parent_session: str | None = Field(None, alias="parentSession")
+
+
+class GetState(Command):
+    type: Literal["get_state"]
+
+
+class GetMessages(Command):
+    type: Literal["get_messages"]
+
+
+class SetModel(Command):
+    type: Literal["set_model"]
+    provider: str
+    model_id: str = Field(alias="modelId")
+    persist: bool = False
+
+
+class CycleModel(Command):
+    type: Literal["cycle_model"]
+    persist: bool = False
+
+
+class GetAvailableModels(Command):
+    type: Literal["get_available_models"]
+
+
+class LogoutProvider(Command):
+    type: Literal["logout_provider"]
+    provider: str
+
+
+class SetThinkingLevel(Command):
+    type: Literal["set_thinking_level"]
+    level: Level
+    persist: bool = False
+
+
+class CycleThinkingLevel(Command):
+    type: Literal["cycle_thinking_level"]
+
+
+class GetAvailableThinkingLevels(Command):
+    type: Literal["get_available_thinking_levels"]
+
+
+class SetSteeringMode(Command):
+    type: Literal["set_steering_mode"]
+    mode: QueueMode
+
+
+class SetFollowUpMode(Command):
+    type: Literal["set_follow_up_mode"]
+    mode: QueueMode
+
+
+class Compact(Command):
+    type: Literal["compact"]
+
+
+class SetAutoCompaction(Command):
+    type: Literal["set_auto_compaction"]
+    enabled: bool
+
+
+class SetAutoRetry(Command):
+    type: Literal["set_auto_retry"]
+    enabled: bool
+
+
+class AbortRetry(Command):
+    type: Literal["abort_retry"]
+
+
+class Bash(Command):
+    type: Literal["bash"]
+    command: str
+
+
+class AbortBash(Command):
+    type: Literal["abort_bash"]
+    request_id: str | int | None = Field(None, alias="requestId")
+
+
+class GetSessionStats(Command):
+    type: Literal["get_session_stats"]
+
+
+class ExportHtml(Command):
+    type: Literal["export_html"]
+    output_path: str | None = Field(None, alias="outputPath")
+
+
+class SwitchSession(Command):
+    type: Literal["switch_session"]
+    session_path: str = Field(alias="sessionPath")
+
+
+class Fork(Command):
+    type: Literal["fork"]
+    entry_id: str = Field(alias="entryId")
+
+
+class Clone(Command):
+    type: Literal["clone"]
+
+
+class GetForkMessages(Command):
+    type: Literal["get_fork_messages"]
+
+
+class GetEntries(Command):
+    type: Literal["get_entries"]
+    since: str | None = None
+
+
+class GetTree(Command):
+    type: Literal["get_tree"]
+
+
+class GetLastAssistantText(Command):
+    type: Literal["get_last_assistant_text"]
+
+
+class SetSessionName(Command):
+    type: Literal["set_session_name"]
+    name: str
+
+
+class GetCommands(Command):
+    type: Literal["get_commands"]
+
+
+class ExtensionUiResponse(Command):
+    type: Literal["extension_ui_response"]
+    value: Any = None
+    confirmed: bool | None = None
+    cancelled: bool | None = None
+
+
+AnyCommand = Annotated[
+    Prompt | Steer | FollowUp | Abort | ClearQueue | NewSession | GetState | GetMessages | SetModel | CycleModel | GetAvailableModels | LogoutProvider | SetThinkingLevel | CycleThinkingLevel | GetAvailableThinkingLevels | SetSteeringMode | SetFollowUpMode | Compact | SetAutoCompaction | SetAutoRetry | AbortRetry | Bash | AbortBash | GetSessionStats | ExportHtml | SwitchSession | Fork | Clone | GetForkMessages | GetEntries | GetTree | GetLastAssistantText | SetSessionName | GetCommands | ExtensionUiResponse,
+    Field(discriminator="type"),
+]
+
+COMMAND_TYPES: frozenset[str] = frozenset(
+    m.model_fields["type"].annotation.__args__[0]  # type: ignore[union-attr]
+    for m in AnyCommand.__origin__.__args__  # type: ignore[attr-defined]
+)
+
+_adapter: TypeAdapter[Any] = TypeAdapter(AnyCommand)
+
+
+class CommandError(Exception):
+    """A line that is JSON but not a valid command: answered with success false for its command."""
+
+    def __init__(self, command: str, message: str, request_id: Any = None) -> None:
+        super().__init__(message)
+        self.command = command
+        self.message = message
+        self.request_id = request_id
+
+
+def _describe(exc: ValidationError) -> str:
+    parts = []
+    for error in exc.errors()[:3]:
+        loc = ".".join(str(p) for p in error["loc"][1:]) or "command"
+        parts.append(f"{loc}: {error['msg']}")
+    return "Invalid command: " + "; ".join(parts)
+
+
+def parse_command(data: Any) -> Command:
+    if not isinstance(data, dict):
+        raise CommandError("parse", "Failed to parse command: a command must be a JSON object")
+    request_id = data.get("id")
+    kind = data.get("type")
+    if not isinstance(kind, str):
+        raise CommandError("parse", "Failed to parse command: missing \"type\"", request_id)
+    if kind not in COMMAND_TYPES:
+        raise CommandError(kind, f"Unknown command: {kind}", request_id)
+    try:
+        return _adapter.validate_python(data)
+    except ValidationError as exc:
+        raise CommandError(kind, _describe(exc), request_id) from exc

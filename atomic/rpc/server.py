@@ -1,0 +1,148 @@
+"""`atomic --mode rpc`: JSON lines on stdin, responses and events as JSON lines on stdout.
+
+Lines are split on `\\n` only (a trailing `\\r` is stripped; U+2028/U+2029 inside strings are data).
+Every command runs as its own task, so a long one (a streaming prompt, `abort` waiting for idle, a
+bash command) never blocks the others. A malformed line or an unknown command gets an error response
+and the server keeps serving. EOF on stdin shuts down cleanly: the agent is aborted (everything it
+produced is already on disk) and running bash requests are cancelled and drained.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from typing import Any, BinaryIO
+
+from atomic.core.engine.session import AgentSession
+from atomic.core.events import Event
+from atomic.rpc.handlers import HANDLERS, NO_DATA, HandlerContext
+from atomic.rpc.protocol import CommandError, parse_command
+
+READ_CHUNK = 1 << 16
+
+
+class JsonLineWriter:
+    """Buffers lines and flushes once per event-loop pass: many small events, few syscalls."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self._stream = stream
+        self._pending: list[bytes] = []
+        self._scheduled = False
+
+    def write(self, obj: dict[str, Any]) -> None:
+        self._pending.append(json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n")
+        if not self._scheduled:
+            self._scheduled = True
+            try:
+                asyncio.get_running_loop().call_soon(self.flush)
+            except RuntimeError:
+                self.flush()
+
+    def flush(self) -> None:
+        self._scheduled = False
+        if not self._pending:
+            return
+        data = b"".join(self._pending)
+        self._pending.clear()
+        try:
+            self._stream.write(data)
+            self._stream.flush()
+        except (BrokenPipeError, ValueError):
+            pass
+
+
+class RpcServer:
+    def __init__(self, session: AgentSession, stdout: BinaryIO) -> None:
+        self.session = session
+        self.out = JsonLineWriter(stdout)
+        self.tasks: set[asyncio.Task[Any]] = set()
+        self.context = HandlerContext(self.out.write)
+        session.subscribe(self._on_event)
+
+    def _on_event(self, event: Event) -> None:
+        self.out.write(event.to_wire())
+
+    def respond(self, command: str, request_id: Any, *, data: Any = NO_DATA, error: str | None = None) -> None:
+        response: dict[str, Any] = {}
+        if request_id is not None:
+            response["id"] = request_id
+        response["type"] = "response"
+        response["command"] = command
+        response["success"] = error is None
+        if error is not None:
+            response["error"] = error
+        elif data is not NO_DATA:
+            response["data"] = data
+        self.out.write(response)
+
+    def handle_line(self, raw: bytes) -> None:
+        text = raw.decode("utf-8", errors="replace")
+        if text.endswith("\r"):
+            text = text[:-1]
+        if not text.strip():
+            return
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            self.respond("parse", None, error=f"Failed to parse command: {exc}")
+            return
+        try:
+            command = parse_command(data)
+        except CommandError as exc:
+            self.respond(exc.command, exc.request_id, error=exc.message)
+            return
+        task = asyncio.ensure_future(self._run(command))
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def _run(self, command: Any) -> None:
+        handler = HANDLERS[command.type]
+        try:
+            data = await handler(self.session, command, self.context)
+        except asyncio.CancelledError:
+            self.respond(command.type, command.id, error="Cancelled: the RPC server is shutting down")
+            raise
+        except Exception as exc:
+            message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+            self.respond(command.type, command.id, error=message)
+            return
+        self.respond(command.type, command.id, data=data)
+
+    async def serve(self, stdin_fd: int) -> None:
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader(limit=1 << 30)
+        pipe = os.fdopen(stdin_fd, "rb", buffering=0, closefd=False)
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), pipe)
+        buffer = b""
+        while True:
+            chunk = await reader.read(READ_CHUNK)
+            if not chunk:
+                break
+            buffer += chunk
+            *lines, buffer = buffer.split(b"\n")
+            for line in lines:
+                self.handle_line(line)
+        if buffer:
+            self.handle_line(buffer)
+        await self.shutdown()
+
+    async def shutdown(self) -> None:
+        # Let commands that are already answerable finish, then stop the rest.
+        await asyncio.sleep(0)
+        await self.session.shutdown()
+        pending = [t for t in self.tasks if not t.done()]
+        for task in pending:
+            task.cancel()
+        if pending:
+            await asyncio.gather(*pending, return_exceptions=True)
+        self.out.flush()
+
+
+async def run_rpc(session: AgentSession) -> int:
+    for warning in session.startup_warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    server = RpcServer(session, sys.stdout.buffer)
+    await server.serve(sys.stdin.fileno())
+    return 0
