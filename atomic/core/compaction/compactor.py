@@ -28,7 +28,7 @@ from atomic.core.compaction.serialize import Transcript, is_context_visible
 from atomic.core.compaction.tokens import estimate_messages_tokens, estimate_text_tokens
 from atomic.core.messages import UserMessage, user_text
 
-Complete = Callable[[str, str], Awaitable["str | PlannerReply"]]
+Complete = Callable[[str, str], Awaitable[str | PlannerReply]]
 EventSink = Callable[[dict[str, Any]], None]
 
 STRATEGY = "verbatim-lines"
