@@ -11,7 +11,7 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from atomic.core.model_types import Model
 from atomic.core.models.registry import ModelRegistry
@@ -48,7 +48,7 @@ def resolve_model(registry: ModelRegistry, pattern: str, *, provider: str | None
         if narrowed is None:
             raise ModelResolutionError(unknown_provider_message(provider))
     candidates = [m for m in registry.all_models() if narrowed is None or m.provider == narrowed]
-    ranker = _Ranker(registry)
+    ranker = _Ranker.for_registry(registry)
 
     found = _match_one(registry, candidates, text, ranker)
     level: str | None = None
@@ -77,7 +77,7 @@ def resolve_scoped_models(
     are reported through `warnings` (when given) and skipped.
     """
     available = registry.available_models()
-    ranker = _Ranker(registry)
+    ranker = _Ranker.for_registry(registry)
     result: list[tuple[Model, str | None]] = []
     seen: set[str] = set()
     for raw in patterns:
@@ -176,23 +176,29 @@ def _glob(models: list[Model], pattern: str) -> list[Model]:
     ]
 
 
+@dataclass(frozen=True)
 class _Ranker:
-    def __init__(self, registry: ModelRegistry, pattern: str = "") -> None:
-        self._available = {m.key for m in registry.available_models()}
-        self._provider_order = {name: i for i, name in enumerate(registry.providers())}
-        self._pattern = pattern.lower()
+    """Picks the best of several matches; built once per resolution (it asks for credentials)."""
+
+    available: frozenset[str]
+    provider_order: dict[str, int]
+    pattern: str = ""
+
+    @classmethod
+    def for_registry(cls, registry: ModelRegistry) -> _Ranker:
+        return cls(
+            available=frozenset(m.key for m in registry.available_models()),
+            provider_order={name: i for i, name in enumerate(registry.providers())},
+        )
 
     def for_pattern(self, pattern: str) -> _Ranker:
-        ranker = _Ranker.__new__(_Ranker)
-        ranker._available, ranker._provider_order = self._available, self._provider_order
-        ranker._pattern = pattern.lower()
-        return ranker
+        return replace(self, pattern=pattern.lower())
 
     def _is_small_variant(self, model: Model) -> bool:
         # "4o" should mean gpt-4o, not gpt-4o-mini: prefer the full-size model unless the
         # pattern itself asks for the variant.
         words = set(re.split(r"[-_.:/ ]", model.id.lower()))
-        return any(v in words and v not in self._pattern for v in _SMALL_VARIANTS)
+        return any(v in words and v not in self.pattern for v in _SMALL_VARIANTS)
 
     def best(self, models: list[Model]) -> Model | None:
         if not models:
@@ -202,9 +208,9 @@ class _Ranker:
         ordered = sorted(models, key=lambda m: _natural_key(m.id), reverse=True)
         ordered.sort(
             key=lambda m: (
-                m.key not in self._available,
+                m.key not in self.available,
                 bool(_DATED_ID.search(m.id)),
-                self._provider_order.get(m.provider, len(self._provider_order)),
+                self.provider_order.get(m.provider, len(self.provider_order)),
                 self._is_small_variant(m),
             )
         )
