@@ -84,18 +84,20 @@ class RpcServer:
         if not text.strip():
             return
         try:
-            data = json.loads(text)
+            command = parse_command(json.loads(text))
         except ValueError as exc:
-            self.respond("parse", None, error=f"Failed to parse command: {exc}")
-            return
-        try:
-            command = parse_command(data)
+            coro = self._reject("parse", None, f"Failed to parse command: {exc}")
         except CommandError as exc:
-            self.respond(exc.command, exc.request_id, error=exc.message)
-            return
-        task = asyncio.ensure_future(self._run(command))
+            coro = self._reject(exc.command, exc.request_id, exc.message)
+        else:
+            coro = self._run(command)
+        # Every line becomes a task, so answers to quick commands (and to bad lines) keep arrival order.
+        task = asyncio.ensure_future(coro)
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
+
+    async def _reject(self, command: str, request_id: Any, message: str) -> None:
+        self.respond(command, request_id, error=message)
 
     async def _run(self, command: Any) -> None:
         handler = HANDLERS[command.type]

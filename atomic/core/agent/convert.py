@@ -14,11 +14,6 @@ from atomic.core.messages import (
     UserMessage,
 )
 
-COMPACTION_PREFIX = (
-    "The conversation history before this point was compacted. Deleted spans are marked "
-    "\"(filtered N lines)\"; every other line is verbatim:\n\n<summary>\n"
-)
-
 
 def bash_execution_text(message: BashExecutionMessage) -> str:
     body = message.output if message.output else "(no output)"
@@ -54,6 +49,7 @@ def convert_to_llm(messages: list[Any]) -> list[Any]:
                 content = [TextContent(text=content)]
             out.append(UserMessage(content=content, timestamp=message.timestamp))
         elif isinstance(message, CompactionSummaryMessage):
-            text = COMPACTION_PREFIX + message.summary + "\n</summary>"
-            out.append(UserMessage(content=text, timestamp=message.timestamp))
+            from atomic.core.compaction.context import compaction_summary_to_user_text
+
+            out.append(UserMessage(content=compaction_summary_to_user_text(message), timestamp=message.timestamp))
     return out
