@@ -21,3 +21,11 @@ def text_of(output: ToolOutput) -> str:
 
 async def run(tool: Tool, ctx: ToolContext, **args: Any) -> ToolOutput:
     return await tool.execute("call-1", args, ctx)
+
+
+@pytest.fixture(autouse=True)
+def private_tempdir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Point tempfile.gettempdir() at a fresh folder so spill files never land in the real /tmp."""
+    folder = tmp_path_factory.mktemp("tmproot")
+    monkeypatch.setattr("tempfile.tempdir", str(folder))
+    return folder
