@@ -115,19 +115,65 @@ def _signal_group(pgid: int, sig: signal.Signals) -> None:
         os.killpg(pgid, sig)
 
 
-async def kill_process_group(process: asyncio.subprocess.Process) -> None:
-    """SIGTERM the process's whole group, SIGKILL whatever is left after a grace, reap the leader."""
-    pgid = process.pid  # start_new_session makes the child its group leader
+class _ExitAwareProtocol(asyncio.subprocess.SubprocessStreamProtocol):
+    """The stream protocol asyncio uses, plus an event set the moment the shell itself exits.
+
+    `Process.wait()` only returns once every pipe is closed too, which background children
+    (`server &`) can postpone forever; the exit event lets us stop waiting for them.
+    """
+
+    def __init__(self, limit: int, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(limit=limit, loop=loop)
+        self.exited = asyncio.Event()
+
+    def process_exited(self) -> None:
+        super().process_exited()
+        self.exited.set()
+
+
+@dataclass
+class _Running:
+    process: asyncio.subprocess.Process
+    transport: asyncio.SubprocessTransport
+    exited: asyncio.Event
+    readers: list[asyncio.Task[None]]
+
+
+async def _spawn(shell: str, script: str, cwd: Path | str, env: Mapping[str, str] | None) -> _Running:
+    loop = asyncio.get_running_loop()
+    protocol = _ExitAwareProtocol(2**16, loop)
+    transport, _ = await loop.subprocess_exec(
+        lambda: protocol,
+        shell,
+        "-c",
+        script,
+        cwd=str(cwd),
+        env=dict(env) if env is not None else None,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        # A new session makes the shell the leader of a new process group we can kill as a whole.
+        start_new_session=True,
+    )
+    # The same wrapper asyncio.create_subprocess_exec returns; it exposes stdout/stderr readers.
+    process = asyncio.subprocess.Process(transport, protocol, loop)
+    return _Running(process, transport, protocol.exited, [])
+
+
+async def _kill_process_group(running: _Running) -> None:
+    """SIGTERM the shell's whole group, SIGKILL whatever is left after a grace, wait for the exit."""
+    pgid = running.process.pid
     _signal_group(pgid, signal.SIGTERM)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + KILL_GRACE_SECONDS
     while loop.time() < deadline:
-        if process.returncode is not None and not _group_alive(pgid):
+        if running.exited.is_set() and not _group_alive(pgid):
             break
         await asyncio.sleep(0.02)
     if _group_alive(pgid):
         _signal_group(pgid, signal.SIGKILL)
-    await process.wait()
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(running.exited.wait(), 5)
 
 
 async def _drain(readers: list[asyncio.Task[None]], timeout: float) -> None:
@@ -155,49 +201,45 @@ async def run_shell(
 ) -> ShellResult:
     """Run `command` with `<shell> -c`, calling `on_output(channel, text)` as output arrives.
 
-    Returns when the shell exits (or the timeout kills it). On cancellation the process group is
-    killed and reaped before CancelledError propagates. `env` replaces the environment when given.
+    Returns when the shell exits (or the timeout kills its group) and its output is read; output
+    still trickling from background children is waited for at most PIPE_DRAIN_SECONDS. On
+    cancellation the process group is killed before CancelledError propagates. `env` replaces the
+    environment when given. Raises ShellError if the command cannot start.
     """
     if not os.path.isdir(cwd):
         raise ShellError(f"Working directory does not exist: {cwd}\nCannot execute bash commands.")
     shell = resolve_shell(shell_path)
     try:
-        process = await asyncio.create_subprocess_exec(
-            shell,
-            "-c",
-            build_command(command, command_prefix),
-            cwd=str(cwd),
-            env=dict(env) if env is not None else None,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            start_new_session=True,
-        )
+        running = await _spawn(shell, build_command(command, command_prefix), cwd, env)
     except OSError as exc:
         raise ShellError(f"Could not start {shell}: {exc.strerror or exc}") from None
 
-    assert process.stdout is not None and process.stderr is not None
-    readers = [
-        asyncio.create_task(_pump(process.stdout, "stdout", on_output)),
-        asyncio.create_task(_pump(process.stderr, "stderr", on_output)),
+    stdout, stderr = running.process.stdout, running.process.stderr
+    assert stdout is not None and stderr is not None
+    running.readers = [
+        asyncio.create_task(_pump(stdout, "stdout", on_output)),
+        asyncio.create_task(_pump(stderr, "stderr", on_output)),
     ]
     try:
         try:
-            exit_code = await asyncio.wait_for(process.wait(), timeout_s)
+            await asyncio.wait_for(running.exited.wait(), timeout_s)
         except TimeoutError:
-            await kill_process_group(process)
-            await _drain(readers, PIPE_DRAIN_SECONDS)
+            await _kill_process_group(running)
+            await _drain(running.readers, PIPE_DRAIN_SECONDS)
             return ShellResult(exit_code=None, timed_out=True)
-        await _drain(readers, PIPE_DRAIN_SECONDS)
-        return ShellResult(exit_code=exit_code)
+        await _drain(running.readers, PIPE_DRAIN_SECONDS)
+        return ShellResult(exit_code=running.transport.get_returncode())
     except asyncio.CancelledError:
         # Shield the cleanup: a second cancel must not leave the group running.
-        cleanup = asyncio.ensure_future(_cleanup_after_cancel(process, readers))
+        cleanup = asyncio.ensure_future(_cleanup_after_cancel(running))
         with contextlib.suppress(asyncio.CancelledError):
             await asyncio.shield(cleanup)
         raise
+    finally:
+        # Release our pipe ends even if a background child still holds the other end.
+        running.transport.close()
 
 
-async def _cleanup_after_cancel(process: asyncio.subprocess.Process, readers: list[asyncio.Task[None]]) -> None:
-    await kill_process_group(process)
-    await _drain(readers, 0.2)
+async def _cleanup_after_cancel(running: _Running) -> None:
+    await _kill_process_group(running)
+    await _drain(running.readers, 0.2)

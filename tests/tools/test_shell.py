@@ -94,3 +94,14 @@ async def test_cancel_kills_the_whole_process_group(tmp_path: Path) -> None:
     while group_members(leader):
         assert time.monotonic() < deadline, f"still alive: {group_members(leader)}"
         await asyncio.sleep(0.02)
+
+
+async def test_background_child_holding_the_pipe_does_not_block(tmp_path: Path) -> None:
+    chunks, on_output = collector()
+    started = time.monotonic()
+    result = await run_shell("sleep 30 & echo $!", tmp_path, on_output=on_output)
+    elapsed = time.monotonic() - started
+    background_pid = int(chunks[0][1])
+    os.kill(background_pid, 9)  # our own child; not needed once the test is done
+    assert result.exit_code == 0
+    assert elapsed < 3
