@@ -46,7 +46,7 @@ _RATE_LIMIT_RE = re.compile(
 
 # Error texts (mostly mid-stream error events without an HTTP status) worth retrying.
 _TRANSIENT_TEXT_RE = re.compile(
-    r"overloaded|rate.?limit|too many requests|service.?unavailable|server.?error|internal.?error"
+    r"overloaded|rate.?limit|too many requests|service.?unavailable|server.?error|server had an error|internal.?error"
     r"|api_error|network.?error|connection.?(?:error|refused|reset|lost)|timed? ?out|timeout"
     r"|ended without|upstream|bad gateway|gateway timeout|temporarily unavailable",
     re.IGNORECASE,
