@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from atomic.core.tools.output_tail import OutputTail
 from atomic.core.tools.truncate import (
     format_size,
@@ -72,3 +75,21 @@ def test_tail_notice_for_byte_limit_and_partial_line() -> None:
     assert tail_notice(snap, "p", tail.last_line_bytes) == (
         "\n\n[Showing last 10B of line 1 (line is 30B). Full output: p]"
     )
+
+
+_texts = st.lists(st.text(alphabet=st.sampled_from("ab é\n"), max_size=40), max_size=30).map("\n".join)
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=_texts, max_lines=st.integers(1, 8), max_bytes=st.integers(1, 60))
+def test_truncation_respects_limits_and_keeps_the_right_end(text: str, max_lines: int, max_bytes: int) -> None:
+    head = truncate_head(text, max_lines, max_bytes)
+    tail = truncate_tail(text, max_lines, max_bytes)
+    for result in (head, tail):
+        assert len(result.content.encode()) <= max_bytes or not result.truncated
+        assert result.output_lines <= max_lines or not result.truncated
+        assert result.total_lines == len(text.split("\n"))
+        if not result.truncated:
+            assert result.content == text
+    assert text.startswith(head.content)
+    assert text.endswith(tail.content)
