@@ -181,4 +181,20 @@ async def create_session(options: SessionOptions) -> AgentSession:
         await load_extensions(session, options)
     if options.name:
         session.set_session_name(options.name)
+    _sweep_old_temp_trees(session.store.session_id)
     return session
+
+
+def _sweep_old_temp_trees(live_session_id: str) -> None:
+    """Delete bash spill trees older than 30 days, off the startup path (in a worker thread)."""
+    import asyncio
+
+    from atomic.core.temp_output import sweep_stale_session_dirs
+
+    def sweep() -> None:
+        try:
+            sweep_stale_session_dirs({live_session_id})
+        except OSError:
+            pass
+
+    asyncio.get_running_loop().run_in_executor(None, sweep)
