@@ -1,0 +1,34 @@
+"""Modal screens of the terminal UI. Each applies its change to the engine and dismisses with a short
+result text for a notification (None when cancelled); `editor:<text>` asks the app to put text in
+the editor (the tree and fork pickers).
+
+Names resolve lazily (`from atomic.tui.screens import ModelPickerScreen` loads one module), so
+opening the app does not pay for screens nobody opened.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+EDITOR_PREFIX = "editor:"
+
+_MODULES = {
+    "ForkPickerScreen": "fork_picker",
+    "HotkeysScreen": "hotkeys_screen",
+    "LoginScreen": "login_screen",
+    "ModelPickerScreen": "model_picker",
+    "SessionPickerScreen": "session_picker",
+    "SettingsScreen": "settings_screen",
+    "ThinkingPickerScreen": "thinking_picker",
+    "TreeScreen": "tree_screen",
+}
+
+__all__ = ["EDITOR_PREFIX", *_MODULES]
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULES.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)

@@ -1,0 +1,153 @@
+"""/login and /logout: pick a provider (with its key status); login then asks for an API key.
+
+Keys go to `<agentDir>/auth.json` through the engine (mode 0600). The key box is a password field and
+the key is never echoed in notifications.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from textual import on
+from textual.containers import Vertical
+from textual.content import Content
+from textual.widgets import Input, Static
+from textual.widgets.option_list import Option
+
+from atomic.tui.screens._picker import PickerScreen
+from atomic.tui.screens.fuzzy import fuzzy_filter
+
+LOCAL_SERVER_HINT = (
+    "Local OpenAI-compatible server (llama.cpp, vLLM, LM Studio, Ollama)? Add it as a provider in "
+    '{agent_dir}/models.json with "baseUrl", "api": "openai-completions", "apiKey" and "models".'
+)
+
+
+def describe_status(status: dict[str, Any]) -> tuple[str, str]:
+    """(text, style) for a provider's auth status."""
+    if not status.get("configured"):
+        return "not configured", "$foreground-muted"
+    source = status.get("source")
+    if source == "stored":
+        return "✓ key stored (auth.json)", "$success"
+    if source == "environment":
+        return f"✓ ${status.get('label', 'env')}", "$success"
+    if source == "models_json":
+        return "✓ models.json", "$success"
+    if source == "runtime":
+        return "✓ --api-key", "$success"
+    return f"✓ {source}", "$success"
+
+
+class LoginScreen(PickerScreen):
+    PLACEHOLDER = "Search providers"
+    EMPTY_TEXT = "No providers"
+
+    def __init__(self, session: Any, mode: Literal["login", "logout"] = "login") -> None:
+        super().__init__()
+        self.session = session
+        self.mode = mode
+        self.TITLE_TEXT = "Log in to a provider" if mode == "login" else "Log out of a provider"
+        self.HINT = (
+            "↑↓ move · enter choose · esc close" if mode == "login" else "↑↓ move · enter remove stored key · esc close"
+        )
+        self.EMPTY_TEXT = "No providers" if mode == "login" else "No stored keys to remove"
+        self.pending_provider: str | None = None
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        panel = self.query_one(".atomic-panel", Vertical)
+        key_box = Vertical(
+            Static("", id="login-key-title"),
+            Input(password=True, id="login-key", placeholder="Paste the API key and press enter"),
+            id="login-key-box",
+        )
+        key_box.display = False
+        panel.mount(key_box, before=self.query_one(".panel-hint"))
+
+    def _providers(self) -> list[str]:
+        providers = list(self.session.registry.providers())
+        if self.mode == "logout":
+            providers = [p for p in providers if self.session.registry.auth_status(p).get("source") == "stored"]
+        return providers
+
+    def build_options(self, query: str) -> list[Option]:
+        registry = self.session.registry
+        providers: list[str] = fuzzy_filter(query, [(p, p) for p in self._providers()])  # type: ignore[assignment]
+        width = max((len(p) for p in providers), default=0) + 2
+        options = []
+        for provider in providers:
+            text, style = describe_status(registry.auth_status(provider))
+            env = registry.env_var_for(provider)
+            parts: list[str | tuple[str, str]] = [(provider.ljust(width), "bold"), (text, style)]
+            if env and self.mode == "login" and not registry.auth_status(provider).get("configured"):
+                parts.append((f"  (or set ${env})", "$foreground-muted"))
+            options.append(Option(Content.assemble(*parts), id=provider))
+        return options
+
+    def info_text(self) -> str | Content:
+        if self.mode == "login":
+            return LOCAL_SERVER_HINT.format(agent_dir=self.session.agent_dir)
+        return ""
+
+    async def choose(self, option_id: str) -> None:
+        if self.mode == "logout":
+            self.session.logout_provider(option_id)
+            self.dismiss(f"Logged out of {option_id} (stored key removed)")
+            return
+        self._ask_for_key(option_id)
+
+    # ------------------------------------------------------------------ key entry
+
+    def _ask_for_key(self, provider: str) -> None:
+        self.pending_provider = provider
+        env = self.session.registry.env_var_for(provider)
+        title = f"API key for {provider}"
+        if env:
+            title += f" (instead of ${env}); stored in auth.json"
+        self.query_one("#login-key-title", Static).update(Content.styled(title, "bold"))
+        for widget in (self.query_one("#picker-search"), self.option_list, self.query_one(".panel-info")):
+            widget.display = False
+        self.query_one("#login-key-box").display = True
+        self.query_one(".panel-hint", Static).update("enter save · esc back to the providers")
+        self.query_one("#login-key", Input).focus()
+
+    def _back_to_list(self) -> None:
+        self.pending_provider = None
+        key_input = self.query_one("#login-key", Input)
+        key_input.value = ""
+        self.query_one("#login-key-box").display = False
+        self.query_one("#picker-search").display = True
+        self.option_list.display = True
+        self.query_one(".panel-hint", Static).update(self.HINT)
+        self.refresh_options()
+        self.query_one("#picker-search", Input).focus()
+
+    def action_cancel(self) -> None:
+        if self.pending_provider is not None:
+            self._back_to_list()
+        else:
+            self.dismiss(None)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # The list keys do nothing while the key box is shown.
+        if self.pending_provider is not None and action in ("move", "page"):
+            return False
+        return True
+
+    @on(Input.Submitted, "#login-key")
+    def _key_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        provider = self.pending_provider
+        key = event.value.strip()
+        if provider is None:
+            return
+        if not key:
+            self.notify("The key is empty", severity="warning")
+            return
+        try:
+            self.session.login_provider(provider, key)
+        except Exception as exc:
+            self.notify(str(exc), title="Login failed", severity="error")
+            return
+        self.dismiss(f"Logged in to {provider}")

@@ -1,0 +1,131 @@
+"""/model: a searchable list of models; Enter switches the session's model and saves it as the default."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from textual.binding import Binding, BindingType
+from textual.content import Content
+from textual.widgets.option_list import Option
+
+from atomic.core.model_types import Model
+from atomic.tui.screens._picker import PickerScreen
+from atomic.tui.screens.formatting import format_tokens
+from atomic.tui.screens.fuzzy import fuzzy_filter
+
+_ID_WIDTH_LIMIT = 42
+
+
+class ModelPickerScreen(PickerScreen):
+    TITLE_TEXT = "Select model"
+    HINT = "↑↓ move · enter select · tab all/available · esc close"
+    PLACEHOLDER = "Search provider, id or name"
+    EMPTY_TEXT = "No matching models"
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("tab", "toggle_scope", "All/available", show=False, priority=True)]
+
+    def __init__(self, session: Any, initial_query: str = "", show_all: bool = False) -> None:
+        super().__init__(initial_query)
+        self.session = session
+        self.show_all = show_all
+        self._models: dict[str, Model] = {}
+        self._available: set[str] = set()
+
+    # ------------------------------------------------------------------ data
+
+    def _current_key(self) -> str | None:
+        model = self.session.model
+        return model.key if model is not None else None
+
+    def _ordered_models(self) -> list[Model]:
+        """The current model first, then by provider (catalog order within a provider)."""
+        available = list(self.session.available_models())
+        self._available = {m.key for m in available}
+        models = list(self.session.all_models()) if self.show_all else available
+        seen: set[str] = set()
+        unique = []
+        for model in models:
+            if model.key not in seen:
+                seen.add(model.key)
+                unique.append(model)
+        current = self._current_key()
+        provider_rank = {p: i for i, p in enumerate(self.session.registry.providers())}
+        unique.sort(
+            key=lambda m: (
+                m.key != current,
+                m.key not in self._available,
+                provider_rank.get(m.provider, len(provider_rank)),
+                m.provider,
+            )
+        )
+        return unique
+
+    def build_options(self, query: str) -> list[Option]:
+        ordered = self._ordered_models()
+        self._models = {m.key: m for m in ordered}
+        # The provider goes first in the search text so "openai/..." ranks real provider ids first.
+        items = [(f"{m.provider} {m.provider}/{m.id} {m.id} {m.name}", m) for m in ordered]
+        matches: list[Model] = fuzzy_filter(query, items)  # type: ignore[assignment]
+        provider_width = max((len(m.provider) for m in matches), default=0) + 2
+        id_width = min(max((len(m.id) for m in matches), default=0), _ID_WIDTH_LIMIT)
+        return [self._row(m, provider_width, id_width) for m in matches]
+
+    def _row(self, model: Model, provider_width: int, id_width: int) -> Option:
+        current = model.key == self._current_key()
+        has_key = model.key in self._available
+        badge = f"[{model.provider}]".ljust(provider_width)
+        model_id = model.id if len(model.id) <= id_width else model.id[: id_width - 1] + "…"
+        marks = []
+        if model.reasoning:
+            marks.append("thinking")
+        if model.supports_images():
+            marks.append("images")
+        parts: list[str | tuple[str, str] | Content] = [
+            (badge + " ", "$foreground-muted"),
+            (model_id.ljust(id_width), "bold" if current else ""),
+            ("  " + format_tokens(model.context_window).rjust(5) + " ctx", "$foreground-muted"),
+            ("  " + " ".join(marks).ljust(15), "$accent"),
+        ]
+        if current:
+            parts.append((" ✓ current", "$success"))
+        if not has_key:
+            parts.append((" no key", "$warning"))
+        prompt = Content.assemble(*parts)
+        if not has_key:
+            prompt = prompt.stylize("dim")
+        return Option(prompt, id=model.key, disabled=not has_key)
+
+    # ------------------------------------------------------------------ texts
+
+    def info_text(self) -> str | Content:
+        configured = {m.provider for m in self.session.available_models()}
+        if self.show_all:
+            return "Showing all models; the dimmed ones need a key (/login or an environment variable)."
+        if len(configured) <= 1:
+            return "Only showing models from configured providers. Use /login to add providers, tab shows all."
+        return ""
+
+    def detail_text(self, option_id: str | None) -> str | Content:
+        model = self._models.get(option_id or "")
+        if model is None:
+            return ""
+        details = f"{model.name or model.id} · {model.provider}/{model.id} · context {model.context_window:,}"
+        details += f" · max output {model.max_tokens:,}"
+        if model.cost.input or model.cost.output:
+            details += f" · ${model.cost.input:g}/${model.cost.output:g} per M in/out"
+        return details
+
+    def preferred_option_id(self) -> str | None:
+        return self._current_key()
+
+    # ------------------------------------------------------------------ actions
+
+    def action_toggle_scope(self) -> None:
+        highlighted = self.option_list.highlighted_option
+        self.show_all = not self.show_all
+        self.refresh_options(keep_id=highlighted.id if highlighted else None)
+
+    async def choose(self, option_id: str) -> None:
+        model = self._models[option_id]
+        # An interactive choice becomes the default for the next start, as in pi.
+        chosen = self.session.set_model(model.provider, model.id, persist=True)
+        self.dismiss(f"Model: {chosen.provider}/{chosen.id}")

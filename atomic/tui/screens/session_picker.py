@@ -1,0 +1,106 @@
+"""/resume: sessions of this folder (or all folders, Tab), newest first; Enter switches to the chosen one."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, ClassVar
+
+from textual.binding import Binding, BindingType
+from textual.content import Content
+from textual.widgets.option_list import Option
+
+from atomic.core.session.listing import SessionInfo, list_all_sessions, list_sessions
+from atomic.tui.screens._picker import PickerScreen
+from atomic.tui.screens.formatting import format_age, format_size, one_line
+from atomic.tui.screens.fuzzy import fuzzy_filter
+
+_TITLE_WIDTH = 60
+
+
+def _tilde(path: str) -> str:
+    home = str(Path.home())
+    return "~" + path[len(home) :] if path == home or path.startswith(home + "/") else path
+
+
+class SessionPickerScreen(PickerScreen):
+    TITLE_TEXT = "Resume session"
+    PLACEHOLDER = "Search by name, first message or id"
+    EMPTY_TEXT = "No sessions found"
+    HINT = "↑↓ move · enter open · tab this folder/all · esc close"
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("tab", "toggle_scope", "Scope", show=False, priority=True)]
+
+    def __init__(self, session: Any, *, all_folders: bool = False, now: Callable[[], float] = time.time) -> None:
+        super().__init__()
+        self.session = session
+        self.all_folders = all_folders or session.session_dir is None
+        # Injected so snapshots show the same "2h ago" every run.
+        self._now = now
+        self._infos: dict[str, SessionInfo] = {}
+
+    def _load(self) -> list[SessionInfo]:
+        if self.all_folders:
+            return list_all_sessions()
+        return list_sessions(Path(self.session.session_dir))
+
+    def _current_path(self) -> str | None:
+        path = self.session.store.path
+        return str(path) if path is not None else None
+
+    def build_options(self, query: str) -> list[Option]:
+        infos = self._load()
+        self._infos = {str(i.path): i for i in infos}
+        items = [(f"{i.name or ''} {i.first_message} {i.id} {i.cwd if self.all_folders else ''}", i) for i in infos]
+        matches: list[SessionInfo] = fuzzy_filter(query, items)  # type: ignore[assignment]
+        now = self._now()
+        current = self._current_path()
+        return [self._row(info, now, str(info.path) == current) for info in matches]
+
+    def _row(self, info: SessionInfo, now: float, current: bool) -> Option:
+        title = info.name or info.first_message or "(no messages)"
+        title = one_line(title, _TITLE_WIDTH).ljust(_TITLE_WIDTH)
+        title_style = "bold" if info.name else ("$foreground-muted" if not info.first_message else "")
+        parts: list[str | tuple[str, str]] = [
+            (title, title_style),
+            ("  " + format_age(now - info.modified).rjust(8), "$foreground-muted"),
+            ("  " + format_size(info.size).rjust(9), "$foreground-muted"),
+        ]
+        if current:
+            parts.append(("  ✓ current", "$success"))
+        if self.all_folders and info.cwd:
+            parts.append(("  " + _tilde(info.cwd), "$accent"))
+        return Option(Content.assemble(*parts), id=str(info.path))
+
+    def info_text(self) -> str | Content:
+        scope = "all folders" if self.all_folders else "this folder"
+        return Content.assemble("Scope: ", (scope, "$accent"), f" · {len(self._infos)} sessions")
+
+    def detail_text(self, option_id: str | None) -> str | Content:
+        info = self._infos.get(option_id or "")
+        if info is None:
+            return ""
+        text = f"id {info.id[:8]}"
+        if info.name and info.first_message:
+            text += " · " + one_line(info.first_message, 80)
+        return text
+
+    def preferred_option_id(self) -> str | None:
+        return None
+
+    def action_toggle_scope(self) -> None:
+        if self.session.session_dir is None:
+            return
+        self.all_folders = not self.all_folders
+        self.refresh_options()
+
+    async def choose(self, option_id: str) -> None:
+        info = self._infos[option_id]
+        if option_id == self._current_path():
+            self.dismiss(None)
+            return
+        switched = await self.session.switch_session(option_id)
+        if not switched:
+            self.dismiss("Session switch cancelled by an extension")
+            return
+        self.dismiss(f"Resumed: {one_line(info.name or info.first_message or info.id, 60)}")

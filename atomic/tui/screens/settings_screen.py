@@ -1,0 +1,247 @@
+"""/settings: every setting with its value; changes are saved to settings.json and applied at once.
+
+Keys: ↑↓ move, Enter/Space/→ next value (or edit a number/text), ← previous value, typing filters,
+Backspace edits the filter, Esc closes (or leaves the edit box).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from textual import events, on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.content import Content
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from atomic.tui.screens._picker import AtomicModal
+from atomic.tui.screens.fuzzy import fuzzy_filter
+from atomic.tui.screens.settings_items import (
+    SETTING_ITEMS,
+    SettingItem,
+    check_range,
+    format_value,
+    parse_number,
+    stepped,
+)
+
+_LABEL_WIDTH = 28
+TEXTUAL_THEMES = {"dark": "textual-dark", "light": "textual-light"}
+
+
+def apply_theme_to_app(app: Any, name: str) -> None:
+    """Use the app's own theme hook when it has one, else switch Textual's built-in themes."""
+    hook = getattr(app, "apply_theme", None)
+    if callable(hook):
+        hook(name)
+    else:
+        app.theme = TEXTUAL_THEMES.get(name, "textual-dark")
+
+
+class SettingsScreen(AtomicModal):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "activate", "Change", show=False, priority=True),
+        Binding("space", "activate", "Change", show=False, priority=True),
+        Binding("right", "step(1)", "Next", show=False, priority=True),
+        Binding("left", "step(-1)", "Previous", show=False, priority=True),
+        Binding("backspace", "filter_backspace", show=False, priority=True),
+    ]
+    HINT = "↑↓ move · enter/space/→ change · ← back · type to search · esc close"
+
+    def __init__(self, session: Any, items: list[SettingItem] | None = None) -> None:
+        super().__init__()
+        self.session = session
+        self.items = {item.key: item for item in (items or SETTING_ITEMS)}
+        self.filter_text = ""
+        self.editing: SettingItem | None = None
+        self.changed: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="atomic-panel"):
+            yield Static("", id="settings-filter", classes="panel-info")
+            yield OptionList(id="settings-list")
+            yield Static("No matching settings", classes="panel-empty")
+            yield Static("", classes="panel-detail")
+            edit = Input(id="settings-edit")
+            edit.display = False
+            yield edit
+            yield Static(self.HINT, classes="panel-hint")
+
+    def on_mount(self) -> None:
+        self.query_one(".atomic-panel").border_title = "Settings"
+        self._rebuild()
+        self.option_list.focus()
+
+    @property
+    def option_list(self) -> OptionList:
+        return self.query_one("#settings-list", OptionList)
+
+    # ------------------------------------------------------------------ rendering
+
+    def _row(self, item: SettingItem) -> Option:
+        value = format_value(item, item.read(self.session))
+        kind_hint = {"int": " ✎", "float": " ✎", "text": " ✎"}.get(item.kind, "")
+        prompt = Content.assemble(
+            item.label.ljust(_LABEL_WIDTH),
+            (value, "bold $accent"),
+            (kind_hint, "$foreground-muted"),
+        )
+        return Option(prompt, id=item.key)
+
+    def _rebuild(self, keep: str | None = None) -> None:
+        highlighted = self.option_list.highlighted_option
+        keep = keep or (highlighted.id if highlighted else None)
+        entries = [(f"{item.label} {item.key}", item) for item in self.items.values()]
+        visible: list[SettingItem] = fuzzy_filter(self.filter_text, entries)  # type: ignore[assignment]
+        option_list = self.option_list
+        option_list.set_options([self._row(item) for item in visible])
+        index = next((i for i, item in enumerate(visible) if item.key == keep), 0)
+        option_list.highlighted = index if visible else None
+        self.query_one(".panel-empty", Static).display = not visible
+        search = self.query_one("#settings-filter", Static)
+        if self.filter_text:
+            search.update(Content.assemble("Search: ", (self.filter_text, "bold"), ("▏", "$accent")))
+        else:
+            search.update(Content.styled("Type to search", "$foreground-muted"))
+        self._show_description()
+
+    def _show_description(self) -> None:
+        item = self._highlighted_item()
+        self.query_one(".panel-detail", Static).update(item.description if item else "")
+
+    @on(OptionList.OptionHighlighted, "#settings-list")
+    def _highlight_changed(self) -> None:
+        self._show_description()
+
+    @on(OptionList.OptionSelected, "#settings-list")
+    def _clicked(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.action_activate()
+
+    def _highlighted_item(self) -> SettingItem | None:
+        option = self.option_list.highlighted_option
+        return self.items.get(option.id) if option is not None and option.id else None
+
+    # ------------------------------------------------------------------ keys
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # While the edit box is open, keys belong to it (Enter submits, arrows move the cursor).
+        if self.editing is not None and action in ("activate", "step", "filter_backspace"):
+            return False
+        return True
+
+    def on_key(self, event: events.Key) -> None:
+        if self.editing is not None:
+            return
+        if event.is_printable and event.character and event.character != " ":
+            self.filter_text += event.character
+            self._rebuild()
+            event.stop()
+            event.prevent_default()
+
+    def action_filter_backspace(self) -> None:
+        if self.filter_text:
+            self.filter_text = self.filter_text[:-1]
+            self._rebuild()
+
+    def action_cancel(self) -> None:
+        if self.editing is not None:
+            self._close_editor()
+            return
+        if self.filter_text:
+            self.filter_text = ""
+            self._rebuild()
+            return
+        self.dismiss(f"Settings saved ({', '.join(self.changed)})" if self.changed else None)
+
+    def action_activate(self) -> None:
+        item = self._highlighted_item()
+        if item is None:
+            return
+        if item.kind in ("int", "float", "text"):
+            self._open_editor(item)
+        else:
+            self._change(item, 1)
+
+    def action_step(self, direction: int) -> None:
+        item = self._highlighted_item()
+        if item is None or item.kind == "text":
+            return
+        self._change(item, direction)
+
+    def _change(self, item: SettingItem, direction: int) -> None:
+        current = item.read(self.session)
+        if item.kind == "choice":
+            choices = item.choices(self.session) if item.choices else []
+            if not choices:
+                return
+            index = choices.index(current) if current in choices else -1
+            new_value = choices[(index + direction) % len(choices)]
+        else:
+            new_value = stepped(item, current, direction)
+        if new_value != current:
+            self.set_value(item, new_value)
+
+    # ------------------------------------------------------------------ editing numbers and text
+
+    def _open_editor(self, item: SettingItem) -> None:
+        self.editing = item
+        edit = self.query_one("#settings-edit", Input)
+        current = item.read(self.session)
+        edit.value = "" if current is None else str(current)
+        edit.placeholder = f"{item.label} (enter save · esc cancel)"
+        edit.display = True
+        edit.focus()
+
+    def _close_editor(self) -> None:
+        self.editing = None
+        edit = self.query_one("#settings-edit", Input)
+        edit.display = False
+        self.option_list.focus()
+
+    @on(Input.Submitted, "#settings-edit")
+    def _edit_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        item = self.editing
+        if item is None:
+            return
+        current = item.read(self.session)
+        try:
+            if item.kind == "text":
+                # An empty text removes the key, so the engine's default applies again.
+                value: Any = event.value.strip() or None
+                current = current or None
+            else:
+                value = parse_number(item, event.value)
+        except ValueError as exc:
+            self.notify(str(exc), severity="error")
+            return
+        self._close_editor()
+        if value != current:
+            self.set_value(item, value)
+
+    # ------------------------------------------------------------------ saving and applying
+
+    def set_value(self, item: SettingItem, value: Any) -> bool:
+        """Save one setting to settings.json and apply it to the engine and the app; False on error."""
+        try:
+            if item.kind in ("int", "float") and value is not None:
+                value = check_range(item, value)
+            if item.save:
+                self.session.settings_manager.update({item.key: value})
+            if item.apply is not None:
+                item.apply(self.session, value)
+        except Exception as exc:  # a broken settings.json or an engine refusal is shown, not raised
+            self.notify(str(exc), title="Setting not saved", severity="error")
+            return False
+        if item.key == "theme":
+            apply_theme_to_app(self.app, value)
+        hook = getattr(self.app, "setting_changed", None)
+        if callable(hook):
+            hook(item.key, value)
+        if item.label not in self.changed:
+            self.changed.append(item.label)
+        self._rebuild(keep=item.key)
+        return True

@@ -1,0 +1,62 @@
+"""/thinking: the current model's supported thinking levels with what each one means."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.content import Content
+from textual.widgets.option_list import Option
+
+from atomic.tui.screens._picker import PickerScreen
+from atomic.tui.screens.fuzzy import fuzzy_filter
+
+LEVEL_DESCRIPTIONS: dict[str, str] = {
+    "off": "No reasoning",
+    "minimal": "Very brief reasoning (~1k tokens)",
+    "low": "Light reasoning (~2k tokens)",
+    "medium": "Moderate reasoning (~8k tokens)",
+    "high": "Deep reasoning (~16k tokens)",
+    "xhigh": "Extra-high reasoning (~32k tokens)",
+    "max": "Maximum reasoning",
+}
+
+
+class ThinkingPickerScreen(PickerScreen):
+    TITLE_TEXT = "Thinking level"
+    PLACEHOLDER = "Filter levels"
+    EMPTY_TEXT = "No matching level"
+
+    def __init__(self, session: Any) -> None:
+        super().__init__()
+        self.session = session
+
+    def info_text(self) -> str | Content:
+        model = self.session.model
+        if model is None:
+            return "No model selected."
+        if not model.reasoning:
+            return f"{model.provider}/{model.id} does not support thinking."
+        return Content.assemble("Model: ", (f"{model.provider}/{model.id}", "$accent"))
+
+    def build_options(self, query: str) -> list[Option]:
+        levels = list(self.session.supported_levels())
+        items = [(f"{level} {LEVEL_DESCRIPTIONS.get(level, '')}", level) for level in levels]
+        matches: list[str] = fuzzy_filter(query, items)  # type: ignore[assignment]
+        current = self.session.thinking_level
+        options = []
+        for level in matches:
+            parts: list[str | tuple[str, str]] = [
+                (level.ljust(9), "bold" if level == current else ""),
+                (LEVEL_DESCRIPTIONS.get(level, ""), "$foreground-muted"),
+            ]
+            if level == current:
+                parts.append(("  ✓ current", "$success"))
+            options.append(Option(Content.assemble(*parts), id=level))
+        return options
+
+    def preferred_option_id(self) -> str | None:
+        return self.session.thinking_level
+
+    async def choose(self, option_id: str) -> None:
+        result = self.session.set_thinking_level(option_id, persist=True)
+        self.dismiss(f"Thinking level: {result['level']}")

@@ -1,0 +1,179 @@
+"""Turning `session.get_tree()` into indented rows for the /tree screen (no Textual here, easy to test).
+
+Like pi, a chain of single children stays in one column; only a real branch point indents its
+children with ├─/└─ connectors. Entries hidden by the filter pass their children up to the nearest
+shown ancestor. Everything is iterative so a 10,000-entry chain cannot hit the recursion limit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+FILTER_MODES = ("default", "no-tools", "user-only", "labeled-only", "all")
+_SETTINGS_TYPES = frozenset({"model_change", "thinking_level_change", "session_info", "custom"})
+
+
+@dataclass
+class TreeRow:
+    entry_id: str
+    prefix: str
+    text: str
+    kind: str  # user, assistant, tool, compaction, summary, meta
+    label: str | None
+    on_path: bool
+    is_leaf: bool
+
+
+def _first_line(text: str, limit: int = 90) -> str:
+    for line in text.splitlines():
+        if line.strip():
+            line = line.strip()
+            return line if len(line) <= limit else line[: limit - 1] + "…"
+    return ""
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return " ".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+    return ""
+
+
+def describe_entry(entry: dict[str, Any]) -> tuple[str, str]:
+    """(kind, one-line text) for an entry."""
+    kind = entry.get("type")
+    if kind == "message":
+        message = entry.get("message") or {}
+        role = message.get("role")
+        if role == "user":
+            return "user", "user: " + _first_line(_content_text(message.get("content")))
+        if role == "assistant":
+            content = message.get("content") or []
+            text = _first_line(_content_text(content))
+            calls = [b.get("name", "?") for b in content if isinstance(b, dict) and b.get("type") == "toolCall"]
+            if message.get("stopReason") == "error":
+                return "assistant", "assistant (error): " + _first_line(str(message.get("errorMessage") or text))
+            if text and calls:
+                return "assistant", f"assistant: {text} → {', '.join(calls)}"
+            if calls:
+                return "assistant", "assistant → " + ", ".join(calls)
+            return "assistant", "assistant: " + (text or "(empty)")
+        if role == "toolResult":
+            status = " (error)" if message.get("isError") else ""
+            return "tool", f"↳ {message.get('toolName', 'tool')}{status}"
+        if role == "bashExecution":
+            return "tool", "! " + _first_line(str(message.get("command", "")))
+        return "meta", f"[{role or 'message'}]"
+    if kind == "compaction":
+        tokens = entry.get("tokensBefore")
+        return "compaction", "[compaction]" + (f" {tokens:,} tokens before" if isinstance(tokens, int) else "")
+    if kind == "branch_summary":
+        return "summary", "[branch summary] " + _first_line(str(entry.get("summary", "")))
+    if kind == "model_change":
+        return "meta", f"model: {entry.get('provider')}/{entry.get('modelId')}"
+    if kind == "thinking_level_change":
+        return "meta", f"thinking: {entry.get('thinkingLevel')}"
+    if kind == "session_info":
+        return "meta", f"name: {entry.get('name')}"
+    return "meta", f"[{kind}]"
+
+
+def is_shown(node: dict[str, Any], mode: str) -> bool:
+    entry = node["entry"]
+    kind = entry.get("type")
+    if kind == "label":
+        return False
+    if mode == "all":
+        return True
+    if mode == "labeled-only":
+        return bool(node.get("label"))
+    role = (entry.get("message") or {}).get("role") if kind == "message" else None
+    if mode == "user-only":
+        return role == "user"
+    if kind in _SETTINGS_TYPES:
+        return False
+    if mode == "no-tools":
+        return role not in ("toolResult", "bashExecution")
+    return True
+
+
+def _shown_children(node: dict[str, Any], mode: str) -> list[dict[str, Any]]:
+    """The nearest shown descendants, in order (hidden entries are transparent)."""
+    result: list[dict[str, Any]] = []
+    stack = list(reversed(node["children"]))
+    while stack:
+        child = stack.pop()
+        if is_shown(child, mode):
+            result.append(child)
+        else:
+            stack.extend(reversed(child["children"]))
+    return result
+
+
+def build_rows(tree: dict[str, Any], mode: str = "default") -> list[TreeRow]:
+    roots: list[dict[str, Any]] = tree.get("tree") or []
+    leaf_id = tree.get("leafId")
+    # Ids on the path from the root to the leaf, to mark the active branch.
+    parents: dict[str, str | None] = {}
+    stack = [(root, None) for root in roots]
+    while stack:
+        node, parent = stack.pop()
+        parents[node["entry"]["id"]] = parent
+        stack.extend((child, node["entry"]["id"]) for child in node["children"])
+    on_path: set[str] = set()
+    cursor = leaf_id
+    while cursor is not None:
+        on_path.add(cursor)
+        cursor = parents.get(cursor)
+
+    fake_root = {"entry": {"type": "root", "id": ""}, "children": roots}
+    rows: list[TreeRow] = []
+    # (node, prefix for its own row, prefix its children continue with)
+    work: list[tuple[dict[str, Any], str, str]] = [
+        (child, "", "") for child in reversed(_shown_children(fake_root, mode))
+    ]
+    if len(work) > 1:
+        work = _branch_items(list(reversed(work)), "")
+    while work:
+        node, prefix, child_prefix = work.pop()
+        entry = node["entry"]
+        kind, text = describe_entry(entry)
+        rows.append(
+            TreeRow(
+                entry_id=entry["id"],
+                prefix=prefix,
+                text=text,
+                kind=kind,
+                label=node.get("label"),
+                on_path=entry["id"] in on_path,
+                is_leaf=entry["id"] == leaf_id,
+            )
+        )
+        children = _shown_children(node, mode)
+        if len(children) == 1:
+            work.append((children[0], child_prefix, child_prefix))
+        elif children:
+            work.extend(_branch_items([(c, "", "") for c in children], child_prefix))
+    return rows
+
+
+def _branch_items(
+    items: list[tuple[dict[str, Any], str, str]], base: str
+) -> list[tuple[dict[str, Any], str, str]]:
+    """Connector prefixes for the children of a branch point, reversed for the work stack."""
+    out = []
+    for index, (node, _, _) in enumerate(items):
+        last = index == len(items) - 1
+        out.append((node, base + ("└─ " if last else "├─ "), base + ("   " if last else "│  ")))
+    return list(reversed(out))
+
+
+def visible_leaf_row(rows: list[TreeRow], tree: dict[str, Any]) -> int:
+    """Index of the leaf's row, or of its nearest shown ancestor (the leaf may be filtered out)."""
+    for index, row in enumerate(rows):
+        if row.is_leaf:
+            return index
+    last_on_path = [i for i, row in enumerate(rows) if row.on_path]
+    return last_on_path[-1] if last_on_path else 0

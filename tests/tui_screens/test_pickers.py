@@ -1,0 +1,119 @@
+"""Model, thinking, fork and hotkeys screens driven by Textual's pilot over a real engine session."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import DataTable, OptionList
+
+from atomic.tui.screens import EDITOR_PREFIX
+from atomic.tui.screens.fork_picker import ForkPickerScreen
+from atomic.tui.screens.fuzzy import fuzzy_filter
+from atomic.tui.screens.hotkeys_screen import HotkeysScreen
+from atomic.tui.screens.model_picker import ModelPickerScreen
+from atomic.tui.screens.thinking_picker import ThinkingPickerScreen
+from tests.tui_screens.host import HostApp, read_settings, wait_for_modal, write_local_models
+
+
+def option_ids(screen: object) -> list[str]:
+    option_list = screen.query_one(OptionList)  # type: ignore[attr-defined]
+    return [o.id for o in option_list.options]
+
+
+async def test_model_picker_filters_and_switches_persistently(tmp_path: Path) -> None:
+    write_local_models()
+    app = HostApp(tmp_path, ModelPickerScreen)
+    async with app.run_test(size=(110, 30)) as pilot:
+        screen = await wait_for_modal(pilot)
+        ids = option_ids(screen)
+        # The current (scripted) model comes first; the configured local provider's models follow.
+        assert ids[0] == "scripted/scripted-model"
+        assert {"localai/alpha-coder", "localai/beta-thinker", "localai/gamma-mini"} <= set(ids)
+        await pilot.press(*"beta")
+        assert option_ids(screen)[0] == "localai/beta-thinker"
+        await pilot.press("enter")
+        await pilot.pause()
+    assert app.session.model.key == "localai/beta-thinker"
+    assert app.results == ["Model: localai/beta-thinker"]
+    settings = read_settings()
+    assert settings["defaultProvider"] == "localai"
+    assert settings["defaultModel"] == "beta-thinker"
+
+
+async def test_model_picker_arrow_keys_and_escape_cancel(tmp_path: Path) -> None:
+    write_local_models()
+    app = HostApp(tmp_path, ModelPickerScreen)
+    async with app.run_test(size=(110, 30)) as pilot:
+        screen = await wait_for_modal(pilot)
+        await pilot.press("down")
+        assert screen.query_one(OptionList).highlighted == 1
+        await pilot.press("escape")
+        await pilot.pause()
+    assert app.results == [None]
+    assert app.session.model.key == "scripted/scripted-model"
+
+
+async def test_model_picker_tab_shows_models_without_key_disabled(tmp_path: Path) -> None:
+    app = HostApp(tmp_path, ModelPickerScreen)
+    async with app.run_test(size=(110, 30)) as pilot:
+        screen = await wait_for_modal(pilot)
+        assert option_ids(screen) == ["scripted/scripted-model"]
+        await pilot.press("tab")
+        options = screen.query_one(OptionList).options
+        assert len(options) > 10
+        without_key = [o for o in options if o.id and o.id.startswith("anthropic/")]
+        assert without_key and all(o.disabled for o in without_key)
+
+
+async def test_thinking_picker_sets_and_saves_the_level(tmp_path: Path) -> None:
+    app = HostApp(tmp_path, ThinkingPickerScreen)
+    async with app.run_test(size=(100, 24)) as pilot:
+        screen = await wait_for_modal(pilot)
+        assert option_ids(screen) == app.session.supported_levels()
+        # The current level (medium) is highlighted; one step down is "high".
+        assert screen.query_one(OptionList).highlighted_option.id == "medium"
+        await pilot.press("down", "enter")
+        await pilot.pause()
+    assert app.session.thinking_level == "high"
+    assert app.results == ["Thinking level: high"]
+    assert read_settings()["defaultThinkingLevel"] == "high"
+
+
+async def test_fork_picker_forks_and_returns_text_for_the_editor(tmp_path: Path) -> None:
+    async def converse(session: object) -> None:
+        for text in ("first question", "second question"):
+            await session.prompt(text)  # type: ignore[attr-defined]
+            await session.wait_idle()  # type: ignore[attr-defined]
+
+    app = HostApp(tmp_path, ForkPickerScreen, prepare=converse)
+    async with app.run_test(size=(100, 24)) as pilot:
+        screen = await wait_for_modal(pilot)
+        old_path = app.session.store.path
+        assert len(option_ids(screen)) == 2
+        await pilot.press(*"first", "enter")
+        await pilot.pause()
+        assert app.results == [EDITOR_PREFIX + "first question"]
+        assert app.session.store.path != old_path
+        # The new session stops just before the chosen message: nothing from the conversation is left.
+        assert app.session.get_fork_messages() == []
+
+
+async def test_hotkeys_screen_lists_the_bindings(tmp_path: Path) -> None:
+    rows = [("ctrl+l", "Select model"), ("shift+tab", "Cycle thinking level")]
+    app = HostApp(tmp_path, lambda _session: HotkeysScreen(rows))
+    async with app.run_test(size=(100, 24)) as pilot:
+        screen = await wait_for_modal(pilot)
+        table = screen.query_one(DataTable)
+        assert table.row_count == 2
+        assert [str(c) for c in table.get_row_at(1)] == ["shift+tab", "Cycle thinking level"]
+        await pilot.press("escape")
+        await pilot.pause()
+    assert app.results == [None]
+
+
+def test_fuzzy_filter_ranks_substring_and_word_starts_first() -> None:
+    items = [(t, t) for t in ("openrouter/gpt-4o", "openai/gpt-4o", "anthropic/claude-sonnet-4", "xai/grok")]
+    assert fuzzy_filter("openai", items)[0] == "openai/gpt-4o"
+    assert fuzzy_filter("son4", items) == ["anthropic/claude-sonnet-4"]
+    assert fuzzy_filter("zzz", items) == []
+    assert fuzzy_filter("", items) == [t for t, _ in items]
