@@ -49,12 +49,15 @@ PANEL_CSS = """
     height: 1;
 }
 .atomic-panel Input {
-    border: tall $border-blurred;
-    background: $surface;
-    margin: 0;
+    border: none;
+    height: 1;
+    padding: 0 1;
+    margin: 0 0 1 0;
+    background: $boost;
 }
 .atomic-panel Input:focus {
-    border: tall $primary;
+    border: none;
+    background-tint: $foreground 5%;
 }
 .atomic-panel OptionList {
     height: auto;
@@ -65,6 +68,7 @@ PANEL_CSS = """
 }
 .atomic-panel OptionList:focus {
     border: none;
+    background-tint: $foreground 0%;
 }
 """
 
@@ -131,7 +135,9 @@ class PickerScreen(AtomicModal):
         with Vertical(classes="atomic-panel") as panel:
             panel.border_title = self.TITLE_TEXT
             yield Static("", classes="panel-info")
-            search = Input(value=self._initial_query, placeholder=self.PLACEHOLDER, id="picker-search")
+            search = Input(
+                value=self._initial_query, placeholder=self.PLACEHOLDER, id="picker-search", select_on_focus=False
+            )
             search.display = self.SEARCHABLE
             yield search
             yield OptionList(id="picker-list")

@@ -6,6 +6,7 @@ the key is never echoed in notifications.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Literal
 
 from textual import on
@@ -23,20 +24,25 @@ LOCAL_SERVER_HINT = (
 )
 
 
+def _tilde(path: str) -> str:
+    home = str(Path.home())
+    return "~" + path[len(home) :] if path == home or path.startswith(home + "/") else path
+
+
 def describe_status(status: dict[str, Any]) -> tuple[str, str]:
     """(text, style) for a provider's auth status."""
     if not status.get("configured"):
         return "not configured", "$foreground-muted"
     source = status.get("source")
     if source == "stored":
-        return "✓ key stored (auth.json)", "$success"
+        return "✓ key stored (auth.json)", "$text-success"
     if source == "environment":
-        return f"✓ ${status.get('label', 'env')}", "$success"
+        return f"✓ ${status.get('label', 'env')}", "$text-success"
     if source == "models_json":
-        return "✓ models.json", "$success"
+        return "✓ models.json", "$text-success"
     if source == "runtime":
-        return "✓ --api-key", "$success"
-    return f"✓ {source}", "$success"
+        return "✓ --api-key", "$text-success"
+    return f"✓ {source}", "$text-success"
 
 
 class LoginScreen(PickerScreen):
@@ -87,7 +93,7 @@ class LoginScreen(PickerScreen):
 
     def info_text(self) -> str | Content:
         if self.mode == "login":
-            return LOCAL_SERVER_HINT.format(agent_dir=self.session.agent_dir)
+            return LOCAL_SERVER_HINT.format(agent_dir=_tilde(str(self.session.agent_dir)))
         return ""
 
     async def choose(self, option_id: str) -> None:

@@ -83,12 +83,12 @@ class ModelPickerScreen(PickerScreen):
             (badge + " ", "$foreground-muted"),
             (model_id.ljust(id_width), "bold" if current else ""),
             ("  " + format_tokens(model.context_window).rjust(5) + " ctx", "$foreground-muted"),
-            ("  " + " ".join(marks).ljust(15), "$accent"),
+            ("  " + " ".join(marks).ljust(15), "$text-accent"),
         ]
         if current:
-            parts.append((" ✓ current", "$success"))
+            parts.append((" ✓ current", "$text-success"))
         if not has_key:
-            parts.append((" no key", "$warning"))
+            parts.append((" no key", "$text-warning"))
         prompt = Content.assemble(*parts)
         if not has_key:
             prompt = prompt.stylize("dim")

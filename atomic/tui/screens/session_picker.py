@@ -67,14 +67,14 @@ class SessionPickerScreen(PickerScreen):
             ("  " + format_size(info.size).rjust(9), "$foreground-muted"),
         ]
         if current:
-            parts.append(("  ✓ current", "$success"))
+            parts.append(("  ✓ current", "$text-success"))
         if self.all_folders and info.cwd:
-            parts.append(("  " + _tilde(info.cwd), "$accent"))
+            parts.append(("  " + _tilde(info.cwd), "$text-accent"))
         return Option(Content.assemble(*parts), id=str(info.path))
 
     def info_text(self) -> str | Content:
         scope = "all folders" if self.all_folders else "this folder"
-        return Content.assemble("Scope: ", (scope, "$accent"), f" · {len(self._infos)} sessions")
+        return Content.assemble("Scope: ", (scope, "$text-accent"), f" · {len(self._infos)} sessions")
 
     def detail_text(self, option_id: str | None) -> str | Content:
         info = self._infos.get(option_id or "")

@@ -41,6 +41,10 @@ def apply_theme_to_app(app: Any, name: str) -> None:
 
 
 class SettingsScreen(AtomicModal):
+    DEFAULT_CSS = """
+    SettingsScreen #settings-list { max-height: 24; }
+    SettingsScreen #settings-edit { margin: 1 0 0 0; }
+    """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "activate", "Change", show=False, priority=True),
         Binding("space", "activate", "Change", show=False, priority=True),
@@ -85,7 +89,7 @@ class SettingsScreen(AtomicModal):
         kind_hint = {"int": " ✎", "float": " ✎", "text": " ✎"}.get(item.kind, "")
         prompt = Content.assemble(
             item.label.ljust(_LABEL_WIDTH),
-            (value, "bold $accent"),
+            (value, "bold $text-accent"),
             (kind_hint, "$foreground-muted"),
         )
         return Option(prompt, id=item.key)
@@ -102,7 +106,7 @@ class SettingsScreen(AtomicModal):
         self.query_one(".panel-empty", Static).display = not visible
         search = self.query_one("#settings-filter", Static)
         if self.filter_text:
-            search.update(Content.assemble("Search: ", (self.filter_text, "bold"), ("▏", "$accent")))
+            search.update(Content.assemble("Search: ", (self.filter_text, "bold"), ("▏", "$text-accent")))
         else:
             search.update(Content.styled("Type to search", "$foreground-muted"))
         self._show_description()

@@ -36,7 +36,7 @@ class ThinkingPickerScreen(PickerScreen):
             return "No model selected."
         if not model.reasoning:
             return f"{model.provider}/{model.id} does not support thinking."
-        return Content.assemble("Model: ", (f"{model.provider}/{model.id}", "$accent"))
+        return Content.assemble("Model: ", (f"{model.provider}/{model.id}", "$text-accent"))
 
     def build_options(self, query: str) -> list[Option]:
         levels = list(self.session.supported_levels())
@@ -50,7 +50,7 @@ class ThinkingPickerScreen(PickerScreen):
                 (LEVEL_DESCRIPTIONS.get(level, ""), "$foreground-muted"),
             ]
             if level == current:
-                parts.append(("  ✓ current", "$success"))
+                parts.append(("  ✓ current", "$text-success"))
             options.append(Option(Content.assemble(*parts), id=level))
         return options
 

@@ -20,8 +20,8 @@ _KIND_STYLES = {
     "user": "bold",
     "assistant": "",
     "tool": "$foreground-muted",
-    "compaction": "$warning",
-    "summary": "$warning",
+    "compaction": "$text-warning",
+    "summary": "$text-warning",
     "meta": "$foreground-muted",
 }
 
@@ -62,12 +62,12 @@ class TreeScreen(AtomicModal):
         if not row.on_path:
             style = (style + " dim").strip()
         parts: list[str | tuple[str, str]] = [(row.prefix, "$foreground-muted")]
-        parts.append(("● " if row.on_path else "○ ", "$accent" if row.on_path else "$foreground-muted"))
+        parts.append(("● " if row.on_path else "○ ", "$text-accent" if row.on_path else "$foreground-muted"))
         parts.append((row.text, style))
         if row.label:
-            parts.append((f"  [{row.label}]", "$secondary"))
+            parts.append((f"  [{row.label}]", "$text-secondary"))
         if row.is_leaf:
-            parts.append(("  ← current", "bold $success"))
+            parts.append(("  ← current", "bold $text-success"))
         return Content.assemble(*parts)
 
     def rebuild(self, keep: str | None = None) -> None:
@@ -80,7 +80,7 @@ class TreeScreen(AtomicModal):
             option_list.highlighted = index if index is not None else visible_leaf_row(self.rows, tree)
             option_list.scroll_to_highlight()
         self.query_one("#tree-info", Static).update(
-            Content.assemble("Filter: ", (self.filter_mode, "$accent"), f" · {len(self.rows)} entries")
+            Content.assemble("Filter: ", (self.filter_mode, "$text-accent"), f" · {len(self.rows)} entries")
         )
 
     def _highlighted_id(self) -> str | None:

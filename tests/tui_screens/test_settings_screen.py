@@ -1,0 +1,137 @@
+"""The settings screen: changes are written to <agentDir>/settings.json and reach the engine at once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual.widgets import Input, OptionList
+
+from atomic.tui.screens.settings_screen import SettingsScreen
+from tests.tui_screens.host import HostApp, read_settings, wait_for_modal
+
+
+async def highlight(pilot: Any, screen: Any, key: str) -> None:
+    option_list = screen.query_one(OptionList)
+    index = next(i for i, o in enumerate(option_list.options) if o.id == key)
+    option_list.highlighted = index
+    await pilot.pause()
+
+
+async def test_toggle_auto_compaction_persists_and_applies(tmp_path: Path) -> None:
+    app = HostApp(tmp_path, SettingsScreen)
+    async with app.run_test(size=(110, 34)) as pilot:
+        screen = await wait_for_modal(pilot)
+        assert app.session.auto_compaction_enabled is True
+        await highlight(pilot, screen, "compaction.enabled")
+        await pilot.press("space")
+        assert app.session.auto_compaction_enabled is False
+        assert read_settings()["compaction"]["enabled"] is False
+        await pilot.press("enter")
+        assert app.session.auto_compaction_enabled is True
+        assert read_settings()["compaction"]["enabled"] is True
+
+
+async def test_queue_modes_cycle_and_reach_the_queues(tmp_path: Path) -> None:
+    app = HostApp(tmp_path, SettingsScreen)
+    async with app.run_test(size=(110, 34)) as pilot:
+        screen = await wait_for_modal(pilot)
+        await highlight(pilot, screen, "steeringMode")
+        await pilot.press("right")
+        await highlight(pilot, screen, "followUpMode")
+        await pilot.press("left")
+    assert app.session.steering.mode == "all"
+    assert app.session.follow_ups.mode == "all"
+    settings = read_settings()
+    assert (settings["steeringMode"], settings["followUpMode"]) == ("all", "all")
+    assert app.session.settings.steering_mode == "all"
+
+
+async def test_theme_switches_the_app_and_is_saved(tmp_path: Path) -> None:
+    app = HostApp(tmp_path, SettingsScreen)
+    async with app.run_test(size=(110, 34)) as pilot:
+        screen = await wait_for_modal(pilot)
+        await highlight(pilot, screen, "theme")
+        await pilot.press("enter")
+        assert app.theme == "textual-light"
+        assert read_settings()["theme"] == "light"
+        await pilot.press("escape")
+        await pilot.pause()
+    assert app.results == ["Settings saved (Theme)"]
+
+
+async def test_theme_uses_the_apps_hook_when_present(tmp_path: Path) -> None:
+    applied: list[str] = []
+    app = HostApp(tmp_path, SettingsScreen)
+    app.apply_theme = applied.append  # type: ignore[attr-defined]
+    async with app.run_test(size=(110, 34)) as pilot:
+        screen = await wait_for_modal(pilot)
+        await highlight(pilot, screen, "theme")
+        await pilot.press("right")
+    assert applied == ["light"]
+
+
+async def test_thinking_level_and_double_escape(tmp_path: Path) -> None:
+    app = HostApp(tmp_path, SettingsScreen)
+    async with app.run_test(size=(110, 34)) as pilot:
+        screen = await wait_for_modal(pilot)
+        await highlight(pilot, screen, "defaultThinkingLevel")
+        await pilot.press("left")
+        await highlight(pilot, screen, "doubleEscapeAction")
+        await pilot.press("space")
+    assert app.session.thinking_level == "low"
+    settings = read_settings()
+    assert settings["defaultThinkingLevel"] == "low"
+    assert settings["doubleEscapeAction"] == "fork"
+
+
+async def test_number_is_edited_in_a_box_and_validated(tmp_path: Path) -> None:
+    app = HostApp(tmp_path, SettingsScreen)
+    async with app.run_test(size=(110, 34)) as pilot:
+        screen = await wait_for_modal(pilot)
+        await highlight(pilot, screen, "compaction.compression_ratio")
+        await pilot.press("enter")
+        edit = screen.query_one("#settings-edit", Input)
+        assert edit.display and edit.has_focus
+        edit.value = ""
+        await pilot.press(*"1.5", "enter")
+        # Out of range: refused, the box stays open, nothing saved.
+        assert edit.display
+        assert not (Path(app.session.agent_dir) / "settings.json").exists()
+        edit.value = ""
+        await pilot.press(*"0.3", "enter")
+        assert not edit.display
+        assert read_settings()["compaction"]["compression_ratio"] == 0.3
+        assert app.session.settings.compaction.compression_ratio == 0.3
+        # Arrows step numbers directly.
+        await highlight(pilot, screen, "retry.maxRetries")
+        await pilot.press("right")
+        assert read_settings()["retry"]["maxRetries"] == 4
+
+
+async def test_text_setting_and_clearing_it(tmp_path: Path) -> None:
+    app = HostApp(tmp_path, SettingsScreen)
+    async with app.run_test(size=(110, 34)) as pilot:
+        screen = await wait_for_modal(pilot)
+        await highlight(pilot, screen, "shellCommandPrefix")
+        await pilot.press("enter", *"set -e;", "enter")
+        assert app.session.settings.shell_command_prefix == "set -e;"
+        await pilot.press("enter")
+        screen.query_one("#settings-edit", Input).value = ""
+        await pilot.press("enter")
+        assert "shellCommandPrefix" not in read_settings()
+        assert app.session.settings.shell_command_prefix is None
+
+
+async def test_typing_filters_the_list(tmp_path: Path) -> None:
+    app = HostApp(tmp_path, SettingsScreen)
+    async with app.run_test(size=(110, 34)) as pilot:
+        screen = await wait_for_modal(pilot)
+        await pilot.press(*"bell")
+        ids = [o.id for o in screen.query_one(OptionList).options]
+        assert ids[0] == "bellOnTurnEnd"
+        await pilot.press("space")
+        assert read_settings()["bellOnTurnEnd"] is False
+        await pilot.press("escape")  # clears the filter first
+        assert len(screen.query_one(OptionList).options) > 10
+        assert app.screen is screen
