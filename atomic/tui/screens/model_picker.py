@@ -29,6 +29,7 @@ class ModelPickerScreen(PickerScreen):
         self.show_all = show_all
         self._models: dict[str, Model] = {}
         self._available: set[str] = set()
+        self._order_cache: dict[bool, list[Model]] = {}
 
     # ------------------------------------------------------------------ data
 
@@ -60,7 +61,10 @@ class ModelPickerScreen(PickerScreen):
         return unique
 
     def build_options(self, query: str) -> list[Option]:
-        ordered = self._ordered_models()
+        # Key checks touch the environment and auth.json: once per scope, not per keystroke.
+        ordered = self._order_cache.get(self.show_all)
+        if ordered is None:
+            ordered = self._order_cache[self.show_all] = self._ordered_models()
         self._models = {m.key: m for m in ordered}
         # The provider goes first in the search text so "openai/..." ranks real provider ids first.
         items = [(f"{m.provider} {m.provider}/{m.id} {m.id} {m.name}", m) for m in ordered]
@@ -97,7 +101,7 @@ class ModelPickerScreen(PickerScreen):
     # ------------------------------------------------------------------ texts
 
     def info_text(self) -> str | Content:
-        configured = {m.provider for m in self.session.available_models()}
+        configured = {key.split("/", 1)[0] for key in self._available}
         if self.show_all:
             return "Showing all models; the dimmed ones need a key (/login or an environment variable)."
         if len(configured) <= 1:

@@ -38,11 +38,15 @@ class SessionPickerScreen(PickerScreen):
         # Injected so snapshots show the same "2h ago" every run.
         self._now = now
         self._infos: dict[str, SessionInfo] = {}
+        self._listing_cache: dict[bool, list[SessionInfo]] = {}
 
     def _load(self) -> list[SessionInfo]:
-        if self.all_folders:
-            return list_all_sessions()
-        return list_sessions(Path(self.session.session_dir))
+        # Listing reads every file's head: do it once per scope, not on every keystroke.
+        cached = self._listing_cache.get(self.all_folders)
+        if cached is None:
+            cached = list_all_sessions() if self.all_folders else list_sessions(Path(self.session.session_dir))
+            self._listing_cache[self.all_folders] = cached
+        return cached
 
     def _current_path(self) -> str | None:
         path = self.session.store.path
