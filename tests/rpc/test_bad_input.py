@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from tests.rpc.conftest import StartRpc
@@ -140,3 +143,36 @@ async def test_eof_while_streaming_exits_zero_and_keeps_prompt(start_rpc: StartR
     assert await client.close() == 0
     lines = [json.loads(line) for line in open(session_file, encoding="utf-8") if line.strip()]
     assert any(e.get("message", {}).get("content") == "keep me" for e in lines[1:])
+
+
+async def test_stdout_carries_only_json_lines(
+    work_dir: Path, rpc_env: dict[str, str], write_script: Callable[[list[dict[str, Any]]], Path]
+) -> None:
+    """Drive the process by hand (no RpcClient, which skips bad lines): every stdout line is JSON."""
+    env = dict(rpc_env, ATOMIC_SCRIPT=str(write_script(
+        [{"toolCalls": [{"name": "bash", "arguments": {"command": "echo tool; echo err >&2"}}]}, {"text": "fin"}]
+    )))
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "atomic", "--mode", "rpc", "--provider", "scripted",
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        cwd=str(work_dir), env=env,
+    )
+    assert process.stdin and process.stdout
+    process.stdin.write(b'{"id":"b","type":"bash","command":"echo out; echo err >&2"}\n')
+    process.stdin.write(b'{"id":"p","type":"prompt","message":"go"}\n')
+    await process.stdin.drain()
+    lines: list[bytes] = []
+    while True:
+        line = await asyncio.wait_for(process.stdout.readline(), 10)
+        assert line, "stdout closed early"
+        lines.append(line)
+        if json.loads(line).get("type") == "agent_end":
+            break
+    process.stdin.close()
+    rest, _err = await asyncio.wait_for(process.communicate(), 10)
+    assert process.returncode == 0
+    lines.extend(rest.splitlines(keepends=True))
+    for raw in lines:
+        assert raw.endswith(b"\n")
+        decoded = json.loads(raw)
+        assert isinstance(decoded, dict) and "type" in decoded

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -92,3 +93,19 @@ async def test_compact_with_unusable_planner_answer_fails_and_keeps_history(star
     assert len(await client.get_messages()) == 6
     lines = Path((await client.get_state())["sessionFile"]).read_text().splitlines()
     assert not [line for line in lines if '"type":"compaction"' in line]
+
+
+async def test_abort_during_compaction(start_rpc: StartRpc) -> None:
+    client = await start_rpc([*HISTORY, {"text": "", "hang": True}])
+    for text in ("one", "two", "three"):
+        await client.run_prompt(text)
+    compact = asyncio.ensure_future(client.request({"id": "c", "type": "compact"}))
+    await client.wait_for("compaction_start")
+    assert (await client.get_state())["isCompacting"] is True
+    await client.abort()
+    response = await asyncio.wait_for(compact, 5)
+    assert response["success"] is False and response["command"] == "compact"
+    end = await client.wait_for("compaction_end")
+    assert end["aborted"] is True and end["result"] is None
+    state = await client.get_state()
+    assert state["isCompacting"] is False and state["messageCount"] == 6

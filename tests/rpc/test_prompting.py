@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
+from pathlib import Path
 
 from tests.rpc.conftest import StartRpc
 from tests.rpc.helpers import compact_types
@@ -262,3 +264,144 @@ async def test_aborted_turn_event_sequence(start_rpc: StartRpc) -> None:
     turn_end = next(e for e in client.events if e["type"] == "turn_end")
     assert turn_end["message"]["stopReason"] == "aborted"
     assert turn_end["toolResults"] == []
+
+
+async def test_steer_during_tool_call_is_delivered_before_next_llm_call(start_rpc: StartRpc) -> None:
+    client = await start_rpc([
+        {"toolCalls": [{"name": "bash", "arguments": {"command": "sleep 0.4; echo tool-done"}}]},
+        {"text": "after tools"},
+        {"text": "after steer"},
+    ])
+    await client.prompt("use a tool")
+    await client.wait_for("tool_execution_start")
+    await client.steer("new instruction")
+    end = await client.wait_for("agent_end")
+    summary = [m["role"] if m["role"] != "user" else f"user:{m['content']}" for m in end["messages"]]
+    assert summary == ["user:use a tool", "assistant", "toolResult", "user:new instruction", "assistant"]
+    assert end["messages"][-1]["content"][0]["text"] == "after tools"
+
+
+async def test_follow_up_waits_for_tool_calls_to_finish(start_rpc: StartRpc) -> None:
+    client = await start_rpc([
+        {"toolCalls": [{"name": "bash", "arguments": {"command": "sleep 0.3"}}]},
+        {"text": "tools finished"},
+        {"text": "follow-up answered"},
+    ])
+    await client.prompt("use a tool")
+    await client.wait_for("tool_execution_start")
+    await client.follow_up("afterwards")
+    end = await client.wait_for("agent_end")
+    roles = [m["role"] for m in end["messages"]]
+    assert roles == ["user", "assistant", "toolResult", "assistant", "user", "assistant"]
+    assert end["messages"][3]["content"][0]["text"] == "tools finished"
+
+
+async def test_abort_during_tool_execution_kills_it(start_rpc: StartRpc) -> None:
+    client = await start_rpc([{"toolCalls": [{"name": "bash", "arguments": {"command": "echo started; sleep 30"}}]}])
+    await client.prompt("run forever")
+    await client.wait_for("tool_execution_update")
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    await client.abort()
+    assert loop.time() - started < 5
+    assert (await client.get_state())["isStreaming"] is False
+    messages = await client.get_messages()
+    assert [m["role"] for m in messages] == ["user", "assistant", "toolResult"]
+    assert messages[2]["isError"] is True
+    types = compact_types(client.events)
+    assert types[-2:] == ["turn_end", "agent_end"]
+
+
+async def test_thinking_deltas_stream(start_rpc: StartRpc) -> None:
+    client = await start_rpc([{"thinking": "let me think", "text": "thought through"}])
+    await client.run_prompt("think")
+    kinds = [e["assistantMessageEvent"]["type"] for e in client.events if e["type"] == "message_update"]
+    assert kinds.index("thinking_start") < kinds.index("thinking_end") < kinds.index("text_start")
+    final = (await client.get_messages())[-1]
+    assert final["content"][0]["type"] == "thinking"
+    assert final["content"][0]["thinking"] == "let me think"
+    assert await client.get_last_assistant_text() == "thought through"
+
+
+async def test_provider_error_after_acceptance_is_reported_as_a_message(start_rpc: StartRpc) -> None:
+    client = await start_rpc([{"error": "400 bad request", "kind": "fatal", "status": 400}])
+    response = await client.request({"id": "p", "type": "prompt", "message": "fail please"})
+    assert response["success"] is True  # accepted; the failure arrives through the event stream
+    end = await client.wait_for("agent_end")
+    failed = end["messages"][-1]
+    assert failed["role"] == "assistant" and failed["stopReason"] == "error"
+    assert "400 bad request" in failed["errorMessage"]
+    assert len([r for r in client.responses if r.get("id") == "p"]) == 1
+    assert await client.call("get_last_assistant_text") == {"text": None}
+
+
+async def test_auto_retry_recovers_from_a_transient_error(start_rpc: StartRpc, agent_dir: Path) -> None:
+    (agent_dir / "settings.json").write_text(json.dumps({"retry": {"baseDelayMs": 10}}), encoding="utf-8")
+    client = await start_rpc([{"error": "529 overloaded", "kind": "transient", "status": 529}, {"text": "recovered"}])
+    await client.run_prompt("flaky")
+    start = await client.wait_for("auto_retry_start")
+    assert start["attempt"] == 1 and start["maxAttempts"] == 3 and start["delayMs"] == 10
+    assert "529" in start["errorMessage"]
+    end = await client.wait_for("auto_retry_end")
+    assert end["success"] is True and end["attempt"] == 1
+    assert await client.get_last_assistant_text() == "recovered"
+
+
+async def test_steer_and_follow_up_with_images(start_rpc: StartRpc) -> None:
+    client = await start_rpc([SLOW, {"text": "saw steer image"}, {"text": "saw follow-up image"}])
+    image = {"type": "image", "data": PNG, "mimeType": "image/png"}
+    await client.prompt("first")
+    await client.wait_for("message_update")
+    await client.call("steer", message="look here", images=[image])
+    await client.call("follow_up", message="and here", images=[image])
+    await client.wait_for("agent_end")
+    users = [m for m in await client.get_messages() if m["role"] == "user"]
+    assert users[1]["content"] == [{"type": "text", "text": "look here"}, image]
+    assert users[2]["content"] == [{"type": "text", "text": "and here"}, image]
+
+
+async def test_parallel_tool_results_keep_call_order(start_rpc: StartRpc) -> None:
+    client = await start_rpc([
+        {"toolCalls": [
+            {"name": "bash", "arguments": {"command": "sleep 0.3; echo slow"}, "id": "slow"},
+            {"name": "bash", "arguments": {"command": "echo fast"}, "id": "fast"},
+        ]},
+        {"text": "both done"},
+    ])
+    end = await client.run_prompt("two tools")
+    results = [m for m in end["messages"] if m["role"] == "toolResult"]
+    assert [r["toolCallId"] for r in results] == ["slow", "fast"]
+    assert [r["content"][0]["text"].strip() for r in results] == ["slow", "fast"]
+    turn_end = next(e for e in client.events if e["type"] == "turn_end")
+    assert [r["toolCallId"] for r in turn_end["toolResults"]] == ["slow", "fast"]
+
+
+async def test_unknown_tool_gives_error_result_and_loop_continues(start_rpc: StartRpc) -> None:
+    client = await start_rpc([{"toolCalls": [{"name": "teleport", "arguments": {}, "id": "t"}]}, {"text": "ok"}])
+    end = await client.run_prompt("use a missing tool")
+    result = next(m for m in end["messages"] if m["role"] == "toolResult")
+    assert result["isError"] is True and result["toolCallId"] == "t"
+    assert await client.get_last_assistant_text() == "ok"
+
+
+async def test_streaming_behavior_when_idle_runs_normally(start_rpc: StartRpc) -> None:
+    client = await start_rpc([{"text": "normal"}])
+    await client.prompt("not streaming yet", streamingBehavior="steer")
+    end = await client.wait_for("agent_end")
+    assert [m["role"] for m in end["messages"]] == ["user", "assistant"]
+    assert end["messages"][0]["content"] == "not streaming yet"
+
+
+async def test_new_session_while_streaming_aborts_the_run(start_rpc: StartRpc) -> None:
+    client = await start_rpc([{"text": "stuck", "hang": True}])
+    await client.prompt("in old session")
+    await client.wait_for("message_update")
+    old = (await client.get_state())["sessionFile"]
+    assert await client.call("new_session") == {"cancelled": False}
+    state = await client.get_state()
+    assert state["isStreaming"] is False and state["messageCount"] == 0
+    assert state["sessionFile"] != old
+    end = next(e for e in client.events if e["type"] == "message_end" and e["message"]["role"] == "assistant")
+    assert end["message"]["stopReason"] == "aborted"
+    old_lines = [json.loads(line) for line in Path(old).read_text().splitlines()]
+    assert [e["message"]["role"] for e in old_lines if e["type"] == "message"] == ["user", "assistant"]

@@ -285,3 +285,44 @@ async def test_get_commands_lists_prompt_templates(start_rpc: StartRpc, work_dir
     assert fix["source"] == "prompt" and fix["description"] == "Fix failing tests"
     assert fix["location"] == "project"
     assert Path(fix["path"]) == (prompts / "fix-tests.md").resolve()
+
+
+async def test_set_model_and_thinking_persist_to_settings(start_rpc: StartRpc, agent_dir: Path) -> None:
+    write_models_json(agent_dir)
+    client = await start_rpc()
+    await client.call("set_thinking_level", level="low", persist=True)
+    settings = json.loads((agent_dir / "settings.json").read_text())
+    assert settings["defaultThinkingLevel"] == "low"
+    await client.call("set_model", provider="local", modelId="plain-model", persist=True)
+    settings = json.loads((agent_dir / "settings.json").read_text())
+    assert settings["defaultProvider"] == "local" and settings["defaultModel"] == "plain-model"
+    assert settings["defaultThinkingLevel"] == "off"  # the effective (clamped) level
+
+
+async def test_set_model_without_persist_leaves_settings_alone(start_rpc: StartRpc, agent_dir: Path) -> None:
+    write_models_json(agent_dir)
+    client = await start_rpc()
+    await client.call("set_model", provider="local", modelId="plain-model")
+    settings_file = agent_dir / "settings.json"
+    assert not settings_file.exists() or "defaultModel" not in json.loads(settings_file.read_text())
+
+
+async def test_get_commands_lists_skills(start_rpc: StartRpc, agent_dir: Path) -> None:
+    skill = agent_dir / "skills" / "brave-search"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: brave-search\ndescription: Web search via Brave API\n---\nSearch.\n")
+    client = await start_rpc()
+    commands = (await client.call("get_commands"))["commands"]
+    found = next(c for c in commands if c["name"] == "skill:brave-search")
+    assert found["source"] == "skill" and found["location"] == "user"
+    assert found["description"] == "Web search via Brave API"
+    assert Path(found["path"]) == (skill / "SKILL.md").resolve()
+
+
+async def test_prompt_template_is_expanded_before_sending(start_rpc: StartRpc, work_dir: Path) -> None:
+    prompts = work_dir / ".atomic" / "prompts"
+    prompts.mkdir(parents=True)
+    (prompts / "review.md").write_text("---\ndescription: Review\n---\nPlease review $1 carefully.\n")
+    client = await start_rpc()
+    await client.run_prompt("/review main.py")
+    assert (await client.get_messages())[0]["content"].strip() == "Please review main.py carefully."
