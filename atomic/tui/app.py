@@ -1,0 +1,324 @@
+"""AtomicApp: the interactive terminal UI, a thin Textual frontend over an in-process AgentSession."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from textual.app import App, ComposeResult
+from textual.widgets import TextArea
+
+from atomic.core.engine.options import SessionOptions
+from atomic.tui.commands import BUILTIN_COMMANDS, SlashCommandProvider, SlashCommands
+from atomic.tui.completion import CompletionItem, CompletionPopup, FileIndex, find_context, rank
+from atomic.tui.conversation import Conversation, StartupHeader
+from atomic.tui.editor import PromptEditor
+from atomic.tui.events_bridge import EventBridge
+from atomic.tui.footer import QueuePanel, StatusFooter, WorkingIndicator
+from atomic.tui.formatting import read_git_branch, tilde_path
+from atomic.tui.input_flow import InputFlow
+from atomic.tui.keybindings import APP_KEYS, KeyTable, load_overrides
+from atomic.tui.renderer import ConversationRenderer
+from atomic.tui.theme import DARK, LIGHT, theme_name_for
+
+DOUBLE_PRESS_S = 1.0
+
+
+class AtomicApp(App[int]):
+    CSS = """
+    Screen { layout: vertical; background: $background; }
+    #editor { margin: 0 0; }
+    """
+    COMMAND_PALETTE_BINDING = "f1"
+    COMMANDS = App.COMMANDS | {SlashCommandProvider}
+    BINDINGS = KeyTable().app_bindings()
+    ENABLE_COMMAND_PALETTE = True
+
+    def __init__(
+        self,
+        options: SessionOptions,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        cursor_blink: bool = True,
+        session: Any = None,
+    ) -> None:
+        from atomic.core.paths import agent_dir as default_agent_dir
+
+        self.options = options
+        self.agent_dir = options.agent_dir or default_agent_dir()
+        overrides, self.key_warnings = load_overrides(self.agent_dir)
+        self.keys = KeyTable(overrides)
+        super().__init__()
+        # Registered before compose: widget CSS refers to the themes' extra variables.
+        self.register_theme(DARK)
+        self.register_theme(LIGHT)
+        self.theme = DARK.name
+        self.clock = clock
+        self.cursor_blink_enabled = cursor_blink
+        self.session: Any = session
+        self.slash = SlashCommands(self)
+        self.input_flow = InputFlow(self)
+        self.files = FileIndex(options.cwd)
+        self.git_branch: str | None = None
+        self._last_ctrl_c = -10.0
+        self._last_escape = -10.0
+        self.startup_error: str | None = None
+        self._unsubscribe: Callable[[], None] | None = None
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        # Any theme (also Textual's own, picked from the palette) gets Atomic's extra variables.
+        return dict(DARK.variables)
+
+    # ------------------------------------------------------------------ layout
+
+    def compose(self) -> ComposeResult:
+        self.conversation = Conversation(id="conversation")
+        self.renderer = ConversationRenderer(self.conversation)
+        self.working = WorkingIndicator(self.clock, id="working")
+        self.queue_panel = QueuePanel(id="queue")
+        self.completion = CompletionPopup(id="completion")
+        self.editor = PromptEditor(self.keys, id="editor")
+        self.editor.popup_key_handler = self._popup_key
+        self.footer = StatusFooter(id="footer")
+        yield self.conversation
+        yield self.working
+        yield self.queue_panel
+        yield self.completion
+        yield self.editor
+        yield self.footer
+
+    async def on_mount(self) -> None:
+        if self.keys.overrides:
+            self.set_keymap({spec.id: ",".join(self.keys.keys_for(spec.id)) for spec in APP_KEYS})
+        self.editor.cursor_blink = self.cursor_blink_enabled
+        self.editor.focus()
+        if self.session is None:
+            from atomic.core.engine.factory import StartupError, create_session
+
+            try:
+                self.session = await create_session(self.options)
+            except StartupError as exc:
+                self.startup_error = str(exc)
+                self.exit(return_code=1, message=str(exc))
+                return
+        self.bridge = EventBridge(self)
+        self._unsubscribe = self.session.subscribe(self.bridge.handle)
+        self.git_branch = read_git_branch(self.session.cwd)
+        self.apply_settings()
+        self.show_startup()
+        self.renderer.render_history(self.session.messages())
+        self.after_state_change()
+
+    # ------------------------------------------------------------------ state → chrome
+
+    def apply_settings(self) -> None:
+        settings = self.session.settings
+        self.theme = theme_name_for(settings.theme)
+        self.conversation.set_class(bool(settings.hide_thinking_block), "-thinking-hidden")
+        if not settings.animations:
+            self.animation_level = "none"
+        self.session.set_steering_mode(settings.steering_mode)
+        self.session.set_follow_up_mode(settings.follow_up_mode)
+
+    def after_state_change(self) -> None:
+        """Refresh everything that shows engine state (after a command, a screen or an event)."""
+        session = self.session
+        if session is None:
+            return
+        self.footer.set_location(session.cwd, self.git_branch, session.store.name())
+        self.refresh_model()
+        self.footer.set_stats(session.session_stats())
+        self.queue_panel.set_queue(session.steering.texts(), session.follow_ups.texts())
+        self.apply_settings()
+
+    def refresh_model(self) -> None:
+        session = self.session
+        model = session.model
+        providers = {m.provider for m in session.available_models()}
+        self.footer.set_model(
+            model.provider if model else None,
+            model.id if model else None,
+            session.thinking_level,
+            bool(model and model.reasoning),
+            len(providers) > 1,
+        )
+        self.editor.set_thinking_level(session.thinking_level if model and model.reasoning else "off")
+
+    def show_startup(self) -> None:
+        session = self.session
+        lines: list[str] = []
+        if not session.settings.quiet_startup:
+            lines.append("atomic · esc interrupt · ctrl+c clear · ctrl+d quit · / commands · ! bash · ctrl+l model · f1 palette")
+            context = [tilde_path(getattr(f, "path", f)) for f in session.context_files or []]
+            if context:
+                lines.append("[Context] " + ", ".join(context))
+            resources = session.resources.commands() if session.resources is not None else []
+            prompts = [f"/{c['name']}" for c in resources if c.get("source") == "prompt"]
+            skills = [f"/{c['name']}" for c in resources if c.get("source") == "skill"]
+            if prompts:
+                lines.append("[Prompts] " + ", ".join(prompts))
+            if skills:
+                lines.append("[Skills] " + ", ".join(skills))
+            extensions = self.extension_commands()
+            if extensions:
+                lines.append("[Extensions] " + ", ".join(f"/{c['name']}" for c in extensions))
+        if lines:
+            self.conversation.add(StartupHeader("\n".join(lines)))
+        for warning in [*session.startup_warnings, *self.key_warnings]:
+            self.renderer.note(warning, "warning")
+        if session.model is None:
+            from atomic.core.models import no_model_message
+
+            self.renderer.note("Welcome to Atomic.\n\n" + no_model_message(session.registry), "guide")
+
+    def extension_commands(self) -> list[dict[str, Any]]:
+        extensions = getattr(self.session, "extensions", None)
+        getter = getattr(extensions, "commands", None)
+        if not callable(getter):
+            return []
+        try:
+            return [c for c in getter() if isinstance(c, dict) and c.get("name")]
+        except Exception:
+            return []
+
+    def show_error(self, text: str) -> None:
+        self.renderer.note(text, "error")
+
+    def restore_to_editor(self, texts: list[str]) -> None:
+        """Put texts back into the editor in front of what is typed, joined by blank lines."""
+        current = self.editor.text
+        parts = [t for t in texts if t] + ([current] if current.strip() else [])
+        self.editor.set_text("\n\n".join(parts))
+
+    # ------------------------------------------------------------------ completion
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        if event.text_area is self.editor:
+            self.update_completion()
+
+    def update_completion(self) -> None:
+        if self.session is None:
+            return
+        row, column = self.editor.cursor_location
+        context = find_context(self.editor.text, row, column)
+        if context is None:
+            self.completion.close()
+            return
+        if context.kind == "slash":
+            items = [CompletionItem(f"/{name} ", f"/{name}", desc) for name, desc in BUILTIN_COMMANDS]
+            resources = self.session.resources.commands() if self.session.resources is not None else []
+            for command in [*resources, *self.extension_commands()]:
+                name = command["name"]
+                items.append(CompletionItem(f"/{name} ", f"/{name}", command.get("description") or ""))
+            self.completion.open_with(rank(items, "/" + context.query), context)
+        else:
+            self.completion.open_with(self.files.complete(context.query), context)
+
+    def _popup_key(self, key: str) -> bool:
+        if not self.completion.is_open:
+            return False
+        if key in ("up", "down"):
+            self.completion.move(-1 if key == "up" else 1)
+            return True
+        item, context = self.completion.selected(), self.completion.context
+        if item is None or context is None:
+            return False
+        if key == "enter" and context.kind == "slash" and item.value.strip() == self.editor.text.strip():
+            self.completion.close()
+            return False  # the command is already complete: Enter sends it
+        self.completion.close()
+        self.editor.replace(item.value if item.value.endswith(("/", " ")) else item.value + " ", context.start, context.end)
+        return True
+
+    # ------------------------------------------------------------------ input
+
+    async def on_prompt_editor_submitted(self, message: PromptEditor.Submitted) -> None:
+        await self.input_flow.submit(message.text, message.follow_up)
+
+    # ------------------------------------------------------------------ actions (see keybindings.APP_KEYS)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # App keys are priority bindings; on a modal screen they step aside so the screen gets them.
+        if action in {spec.action for spec in APP_KEYS} and len(self.screen_stack) > 1:
+            return False
+        return True
+
+    async def action_interrupt(self) -> None:
+        if self.completion.is_open:
+            self.completion.close()
+            return
+        await self.input_flow.interrupt()
+
+    async def action_clear_or_quit(self) -> None:
+        now = self.clock()
+        if now - self._last_ctrl_c < DOUBLE_PRESS_S:
+            await self.action_quit()
+            return
+        self._last_ctrl_c = now
+        if self.editor.text:
+            self.editor.clear_all()
+            self.completion.close()
+        else:
+            self.notify("Press ctrl+c again to quit", timeout=DOUBLE_PRESS_S)
+
+    async def action_exit_if_empty(self) -> None:
+        if not self.editor.text:
+            await self.action_quit()
+
+    async def action_quit(self) -> None:
+        if self.session is not None:
+            if self._unsubscribe is not None:
+                self._unsubscribe()
+            try:
+                await self.session.shutdown()
+            except Exception:
+                pass
+        self.exit(0)
+
+    def action_select_model(self) -> None:
+        self.slash.open_screen("model")
+
+    def action_cycle_model(self, backwards: bool = False) -> None:
+        result = self.session.cycle_model(backwards=backwards)
+        if result is None:
+            self.notify("Only one model available")
+            return
+        model = self.session.model
+        self.notify(f"Switched to {model.name or model.id} (thinking: {self.session.thinking_level})")
+        self.after_state_change()
+
+    def action_cycle_model_back(self) -> None:
+        self.action_cycle_model(backwards=True)
+
+    def action_cycle_thinking(self) -> None:
+        level = self.session.cycle_thinking_level()
+        if level is None:
+            self.notify("Current model does not support thinking")
+            return
+        self.notify(f"Thinking level: {level}")
+        self.refresh_model()
+
+    def action_toggle_thinking(self) -> None:
+        self.conversation.toggle_class("-thinking-collapsed")
+
+    def action_toggle_tools(self) -> None:
+        self.conversation.toggle_class("-tools-expanded")
+
+    def action_dequeue(self) -> None:
+        cleared = self.session.clear_queue()
+        texts = [*cleared["steering"], *cleared["followUp"]]
+        if not texts:
+            self.notify("No queued messages to restore")
+            return
+        self.restore_to_editor(texts)
+        self.notify(f"Restored {len(texts)} queued message(s) to editor")
+
+
+def run_tui(options: SessionOptions) -> int:
+    """Run the interactive app until the user quits. Returns the process exit code."""
+    app = AtomicApp(options)
+    result = app.run()
+    if app.startup_error is not None:
+        return 1
+    return int(result or app.return_code or 0)

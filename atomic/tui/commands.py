@@ -1,0 +1,264 @@
+"""Built-in slash commands, their dispatch, and the command-palette provider that offers them."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+if TYPE_CHECKING:
+    from atomic.tui.app import AtomicApp
+
+BUILTIN_COMMANDS: tuple[tuple[str, str], ...] = (
+    ("model", "Select a model (ctrl+l)"),
+    ("thinking", "Select the thinking level (shift+tab cycles)"),
+    ("settings", "Open settings"),
+    ("hotkeys", "Show keyboard shortcuts"),
+    ("new", "Start a new session"),
+    ("resume", "Resume another session"),
+    ("name", "Name this session: /name <name>"),
+    ("session", "Session file, id, messages, tokens and cost"),
+    ("fork", "New session from an earlier user message"),
+    ("clone", "Copy this session into a new one"),
+    ("tree", "Navigate the session tree"),
+    ("compact", "Compact the context now"),
+    ("export", "Export to HTML: /export [path]"),
+    ("copy", "Copy the last reply to the clipboard"),
+    ("login", "Store an API key for a provider"),
+    ("logout", "Remove a stored API key"),
+    ("quit", "Quit Atomic"),
+)
+
+# name → (module, class, extra keyword arguments) of the modal screens built in atomic/tui/screens.
+SCREENS: dict[str, tuple[str, str, dict[str, Any]]] = {
+    "model": ("atomic.tui.screens.model_picker", "ModelPickerScreen", {}),
+    "thinking": ("atomic.tui.screens.thinking_picker", "ThinkingPickerScreen", {}),
+    "settings": ("atomic.tui.screens.settings", "SettingsScreen", {}),
+    "resume": ("atomic.tui.screens.session_picker", "SessionPickerScreen", {}),
+    "tree": ("atomic.tui.screens.tree", "TreeScreen", {}),
+    "login": ("atomic.tui.screens.login", "LoginScreen", {"mode": "login"}),
+    "logout": ("atomic.tui.screens.login", "LoginScreen", {"mode": "logout"}),
+}
+
+
+def load_screen_class(name: str) -> type | None:
+    module_name, class_name, _ = SCREENS[name]
+    try:
+        module = importlib.import_module(module_name)
+        return getattr(module, class_name)
+    except (ImportError, AttributeError):
+        return None
+
+
+def session_info_text(stats: dict[str, Any], name: str | None) -> str:
+    tokens = stats.get("tokens") or {}
+    lines = ["Session Info", ""]
+    if name:
+        lines.append(f"Name: {name}")
+    lines += [
+        f"File: {stats.get('sessionFile') or 'In-memory'}",
+        f"ID: {stats.get('sessionId')}",
+        "",
+        "Messages",
+        f"  User: {stats.get('userMessages', 0)}",
+        f"  Assistant: {stats.get('assistantMessages', 0)}",
+        f"  Tool Calls: {stats.get('toolCalls', 0)}",
+        f"  Tool Results: {stats.get('toolResults', 0)}",
+        f"  Total: {stats.get('totalMessages', 0)}",
+        "",
+        "Tokens",
+        f"  Input: {tokens.get('input', 0):,}",
+        f"  Output: {tokens.get('output', 0):,}",
+        f"  Cache Read: {tokens.get('cacheRead', 0):,}",
+        f"  Cache Write: {tokens.get('cacheWrite', 0):,}",
+        f"  Total: {tokens.get('total', 0):,}",
+        "",
+        f"Cost: ${float(stats.get('cost', 0.0)):.4f}",
+    ]
+    return "\n".join(lines)
+
+
+class SlashCommands:
+    """Runs `/name args` typed in the editor. Unknown names go to the engine (templates, skills, extensions)."""
+
+    def __init__(self, app: AtomicApp) -> None:
+        self.app = app
+        self.handlers: dict[str, Callable[[str], Awaitable[None]]] = {
+            "hotkeys": self._hotkeys,
+            "new": self._new,
+            "name": self._name,
+            "session": self._session,
+            "fork": self._fork,
+            "clone": self._clone,
+            "compact": self._compact,
+            "export": self._export,
+            "copy": self._copy,
+            "quit": self._quit,
+        }
+
+    def handles(self, text: str) -> bool:
+        name = text[1:].split(maxsplit=1)[0] if text.startswith("/") and len(text) > 1 else ""
+        return name in self.handlers or name in SCREENS
+
+    async def run(self, text: str) -> bool:
+        parts = text[1:].split(maxsplit=1)
+        if not parts:
+            return False
+        name, args = parts[0], (parts[1].strip() if len(parts) > 1 else "")
+        if name in self.handlers:
+            await self.handlers[name](args)
+            return True
+        if name in SCREENS:
+            self.open_screen(name, args)
+            return True
+        return False
+
+    def open_screen(self, name: str, args: str = "") -> None:
+        app = self.app
+        screen_class = load_screen_class(name)
+        if screen_class is None or app.session is None:
+            app.notify(f"/{name} is not available yet", severity="warning")
+            return
+        extra = dict(SCREENS[name][2])
+        try:
+            screen = screen_class(app.session, **extra)
+        except Exception as exc:  # a screen bug must not take the app down
+            app.show_error(f"/{name} failed to open: {exc}")
+            return
+        if args and hasattr(screen, "initial_query"):
+            screen.initial_query = args
+
+        def done(result: Any) -> None:
+            editor_text = getattr(screen, "editor_text", None)
+            if isinstance(editor_text, str) and editor_text:
+                app.restore_to_editor([editor_text])
+            if isinstance(result, str) and result:
+                app.notify(result)
+            app.after_state_change()
+
+        app.push_screen(screen, done)
+
+    async def _hotkeys(self, _args: str) -> None:
+        try:
+            from atomic.tui.screens.hotkeys import HotkeysScreen
+        except ImportError:
+            rows = "\n".join(f"{keys:<24} {what}" for keys, what in self.app.keys.describe())
+            self.app.renderer.note("Keyboard shortcuts\n\n" + rows)
+            return
+        self.app.push_screen(HotkeysScreen(self.app.keys.describe()))
+
+    async def _new(self, _args: str) -> None:
+        session = self.app.session
+        assert session is not None
+        if await session.new_session():
+            self.app.notify("New session started")
+        else:
+            self.app.notify("New session cancelled by an extension", severity="warning")
+
+    async def _name(self, args: str) -> None:
+        session = self.app.session
+        assert session is not None
+        if not args:
+            current = session.store.name()
+            if current:
+                self.app.notify(f"Session name: {current}")
+            else:
+                self.app.notify("Usage: /name <name>", severity="warning")
+            return
+        session.set_session_name(args)
+        self.app.notify(f"Session name set: {args}")
+
+    async def _session(self, _args: str) -> None:
+        session = self.app.session
+        assert session is not None
+        self.app.renderer.note(session_info_text(session.session_stats(), session.store.name()))
+
+    async def _fork(self, _args: str) -> None:
+        from atomic.tui.fork_picker import ForkPickerScreen
+
+        session = self.app.session
+        assert session is not None
+        messages = session.get_fork_messages()
+        if not messages:
+            self.app.notify("No user messages to fork from yet", severity="warning")
+            return
+
+        async def fork_at(entry_id: str | None) -> None:
+            if not entry_id:
+                return
+            text, cancelled = await session.fork(entry_id)
+            if cancelled:
+                self.app.notify("Fork cancelled by an extension", severity="warning")
+                return
+            self.app.restore_to_editor([text])
+            self.app.notify("Forked into a new session")
+
+        self.app.push_screen(ForkPickerScreen(messages), lambda entry: self.app.run_worker(fork_at(entry)))
+
+    async def _clone(self, _args: str) -> None:
+        session = self.app.session
+        assert session is not None
+        try:
+            cloned = await session.clone()
+        except ValueError as exc:
+            self.app.notify(str(exc), severity="warning")
+            return
+        self.app.notify("Session cloned" if cloned else "Clone cancelled by an extension")
+
+    async def _compact(self, _args: str) -> None:
+        session = self.app.session
+        assert session is not None
+
+        async def compact() -> None:
+            try:
+                await session.compact()
+            except Exception as exc:
+                self.app.show_error(f"Compaction failed: {exc}")
+
+        self.app.run_worker(compact(), group="compact")
+
+    async def _export(self, args: str) -> None:
+        session = self.app.session
+        assert session is not None
+        try:
+            path = session.export_html(args or None)
+        except (ValueError, OSError) as exc:
+            self.app.notify(str(exc), severity="error")
+            return
+        self.app.notify(f"Session exported to: {path}")
+
+    async def _copy(self, _args: str) -> None:
+        session = self.app.session
+        assert session is not None
+        text = session.last_assistant_text()
+        if not text:
+            self.app.notify("No agent messages to copy yet.", severity="warning")
+            return
+        self.app.copy_to_clipboard(text)
+        self.app.notify("Copied the last reply to the clipboard")
+
+    async def _quit(self, _args: str) -> None:
+        await self.app.action_quit()
+
+
+class SlashCommandProvider(Provider):
+    """Built-in commands in Textual's command palette (F1)."""
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        app: Any = self.app
+        for name, description in BUILTIN_COMMANDS:
+            score = matcher.match(f"/{name} {description}")
+            if score > 0:
+                yield Hit(score, matcher.highlight(f"/{name}"), _runner(app, name), help=description)
+
+    async def discover(self) -> Hits:
+        app: Any = self.app
+        for name, description in BUILTIN_COMMANDS:
+            yield DiscoveryHit(f"/{name}", _runner(app, name), help=description)
+
+
+def _runner(app: Any, name: str) -> Callable[[], Any]:
+    return lambda: app.run_worker(app.slash.run(f"/{name}"))

@@ -1,0 +1,150 @@
+"""The scrolling conversation and its simple message widgets (user, assistant text, thinking, notes, bash)."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalGroup, VerticalScroll
+from textual.content import Content
+from textual.widgets import Static
+
+from atomic.tui.streaming import StreamingMarkdown
+
+BASH_PREVIEW_LINES = 8
+
+
+class Conversation(VerticalScroll):
+    """Holds every message widget. Anchored: follows new output unless the user scrolled up.
+
+    Collapse state lives in CSS classes here (`-thinking-collapsed`, `-thinking-hidden`,
+    `-tools-expanded`), so toggling touches one node instead of every message.
+    """
+
+    DEFAULT_CSS = """
+    Conversation { height: 1fr; padding: 0 1; scrollbar-size-vertical: 1; }
+    Conversation > * { margin-bottom: 1; }
+    Conversation.-thinking-collapsed ThinkingBlock > .thinking-body { display: none; }
+    Conversation.-thinking-collapsed ThinkingBlock > .thinking-open { display: none; }
+    Conversation ThinkingBlock > .thinking-closed { display: none; }
+    Conversation.-thinking-collapsed ThinkingBlock > .thinking-closed { display: block; }
+    Conversation.-thinking-hidden ThinkingBlock { display: none; }
+    """
+
+    def on_mount(self) -> None:
+        self.anchor()
+
+    def add(self, widget: Static | Vertical | VerticalGroup | StreamingMarkdown) -> None:
+        self.mount(widget)
+
+
+class StartupHeader(Static):
+    DEFAULT_CSS = """
+    StartupHeader { color: $text-muted; padding: 0 0; }
+    """
+
+
+class UserMessageView(Static):
+    DEFAULT_CSS = """
+    UserMessageView { background: $user-message-background; padding: 0 1; width: 1fr; }
+    """
+
+    def __init__(self, text: str) -> None:
+        super().__init__(Content(text))
+        self.text = text
+
+
+class AssistantText(StreamingMarkdown):
+    DEFAULT_CSS = """
+    AssistantText { padding: 0 1; }
+    """
+
+
+class ThinkingBlock(VerticalGroup):
+    DEFAULT_CSS = """
+    ThinkingBlock { padding: 0 1; }
+    ThinkingBlock > .thinking-open, ThinkingBlock > .thinking-closed { color: $text-muted; text-style: italic; }
+    ThinkingBlock > .thinking-body { color: $text-muted; text-style: italic; }
+    ThinkingBlock > .thinking-body MarkdownBlock { color: $text-muted; }
+    """
+
+    def __init__(self, text: str = "", *, streaming: bool = False) -> None:
+        super().__init__()
+        self.body = StreamingMarkdown(text, streaming=streaming, classes="thinking-body")
+
+    def compose(self) -> ComposeResult:
+        yield Static("Thinking:", classes="thinking-open")
+        yield Static("Thinking… (ctrl+t to expand)", classes="thinking-closed")
+        yield self.body
+
+
+class NoteMessage(Static):
+    """A status, info or error line in the conversation (never a model message)."""
+
+    DEFAULT_CSS = """
+    NoteMessage { color: $text-muted; padding: 0 1; }
+    NoteMessage.-error { color: $error; }
+    NoteMessage.-warning { color: $warning; }
+    NoteMessage.-guide { color: $foreground; border: round $accent; padding: 0 1; }
+    """
+
+    def __init__(self, text: str, kind: str = "info") -> None:
+        super().__init__(Content(text), classes=f"-{kind}")
+        self.kind = kind
+        self.text = text
+
+
+class BashView(VerticalGroup):
+    """Output of a `!cmd` typed by the user: streamed, then the exit code."""
+
+    DEFAULT_CSS = """
+    BashView { border-left: thick $bash-mode; padding: 0 1; }
+    BashView > .bash-command { color: $bash-mode; text-style: bold; }
+    BashView > .bash-output { color: $foreground; }
+    BashView > .bash-status { color: $text-muted; }
+    BashView.-failed > .bash-status { color: $error; }
+    """
+
+    def __init__(self, command: str, excluded: bool) -> None:
+        super().__init__()
+        self.command = command
+        self.excluded = excluded
+        self.output = ""
+        self._output_widget = Static("", classes="bash-output")
+        self._status_widget = Static("running… (esc to cancel)", classes="bash-status")
+        self._refresh_pending = False
+
+    def compose(self) -> ComposeResult:
+        prefix = "!! " if self.excluded else "$ "
+        yield Static(Content(prefix + self.command), classes="bash-command")
+        yield self._output_widget
+        yield self._status_widget
+
+    def append_output(self, text: str) -> None:
+        self.output += text
+        # Coalesce bursts of chunks into one repaint every 50 ms.
+        if not self._refresh_pending:
+            self._refresh_pending = True
+            self.set_timer(0.05, self._flush)
+
+    def _flush(self) -> None:
+        self._refresh_pending = False
+        lines = self.output.rstrip("\n").splitlines()
+        shown = lines[-BASH_PREVIEW_LINES:]
+        skipped = len(lines) - len(shown)
+        text = "\n".join(shown)
+        if skipped:
+            text = f"… {skipped} earlier lines\n{text}"
+        self._output_widget.update(Content(text))
+
+    def finish(self, output: str, exit_code: int | None, cancelled: bool) -> None:
+        self.output = output
+        self._flush()
+        if cancelled:
+            status = "cancelled"
+        elif exit_code:
+            status = f"exit code {exit_code}"
+        else:
+            status = "exit code 0"
+        if self.excluded:
+            status += " · not added to context"
+        self.set_class(bool(exit_code) or cancelled, "-failed")
+        self._status_widget.update(status)

@@ -1,0 +1,170 @@
+"""The prompt editor: a multi-line TextArea with send/newline keys, history, paste collapse and bash mode."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from textual import events
+from textual.message import Message
+from textual.widgets import TextArea
+
+from atomic.tui.keybindings import KeyTable
+
+HISTORY_LIMIT = 100
+PASTE_LINE_LIMIT = 10
+PASTE_CHAR_LIMIT = 1000
+_PASTE_MARKER = re.compile(r"\[paste #(\d+) (?:\+\d+ lines|\d+ chars)\]")
+
+
+@dataclass
+class PromptHistory:
+    """Sent prompts, newest last; consecutive duplicates are stored once."""
+
+    entries: list[str]
+    index: int | None = None  # position while browsing, None when editing fresh text
+
+    def add(self, text: str) -> None:
+        if text.strip() and (not self.entries or self.entries[-1] != text):
+            self.entries.append(text)
+            del self.entries[:-HISTORY_LIMIT]
+        self.index = None
+
+    def previous(self) -> str | None:
+        if not self.entries:
+            return None
+        self.index = len(self.entries) - 1 if self.index is None else max(0, self.index - 1)
+        return self.entries[self.index]
+
+    def next(self) -> str | None:
+        if self.index is None:
+            return None
+        if self.index >= len(self.entries) - 1:
+            self.index = None
+            return ""
+        self.index += 1
+        return self.entries[self.index]
+
+
+class PromptEditor(TextArea):
+    """Posts `Submitted` on Enter (or follow-up key); everything else edits text."""
+
+    DEFAULT_CSS = """
+    PromptEditor {
+        height: auto; min-height: 3; max-height: 12; margin: 0 1;
+        border: round $thinking-off; background: $background; padding: 0 1;
+    }
+    PromptEditor:focus { border: round $thinking-off; }
+    PromptEditor.level-minimal, PromptEditor.level-minimal:focus { border: round $thinking-minimal; }
+    PromptEditor.level-low, PromptEditor.level-low:focus { border: round $thinking-low; }
+    PromptEditor.level-medium, PromptEditor.level-medium:focus { border: round $thinking-medium; }
+    PromptEditor.level-high, PromptEditor.level-high:focus { border: round $thinking-high; }
+    PromptEditor.level-xhigh, PromptEditor.level-xhigh:focus { border: round $thinking-xhigh; }
+    PromptEditor.level-max, PromptEditor.level-max:focus { border: round $thinking-max; }
+    PromptEditor.-bash-mode, PromptEditor.-bash-mode:focus { border: round $bash-mode; }
+    PromptEditor .text-area--cursor-line { background: transparent; }
+    """
+
+    class Submitted(Message):
+        def __init__(self, text: str, follow_up: bool) -> None:
+            super().__init__()
+            self.text = text
+            self.follow_up = follow_up
+
+    def __init__(self, keys: KeyTable | None = None, *, id: str | None = None) -> None:
+        super().__init__(
+            "",
+            id=id,
+            soft_wrap=True,
+            show_line_numbers=False,
+            tab_behavior="focus",
+            highlight_cursor_line=False,
+        )
+        self.keys = keys or KeyTable()
+        self.prompt_history = PromptHistory([])
+        self.pastes: dict[int, str] = {}
+        self._paste_counter = 0
+        # Set by the app: returns True when an open completion popup consumed the key.
+        self.popup_key_handler: Callable[[str], bool] | None = None
+        self.level_class = ""
+
+    # ------------------------------------------------------------------ text helpers
+
+    def set_text(self, text: str) -> None:
+        self.load_text(text)
+        self.move_cursor(self.document.end)
+
+    def expanded_text(self) -> str:
+        """The text with every paste marker replaced by what was pasted."""
+
+        def expand(match: re.Match[str]) -> str:
+            return self.pastes.get(int(match.group(1)), match.group(0))
+
+        return _PASTE_MARKER.sub(expand, self.text)
+
+    def clear_all(self) -> None:
+        self.load_text("")
+        self.pastes.clear()
+        self.prompt_history.index = None
+
+    def set_thinking_level(self, level: str) -> None:
+        if self.level_class:
+            self.remove_class(self.level_class)
+        self.level_class = f"level-{level}"
+        self.add_class(self.level_class)
+
+    # ------------------------------------------------------------------ keys
+
+    async def _on_key(self, event: events.Key) -> None:
+        key = event.key
+        if self.popup_key_handler is not None and key in ("up", "down", "tab", "enter") and self.popup_key_handler(key):
+            event.stop()
+            event.prevent_default()
+            return
+        action = self.keys.editor_action_for(key)
+        if action in ("submit", "follow_up"):
+            event.stop()
+            event.prevent_default()
+            self.post_message(self.Submitted(self.expanded_text(), follow_up=action == "follow_up"))
+            return
+        if action == "newline":
+            event.stop()
+            event.prevent_default()
+            self.insert("\n")
+            return
+        if key == "up" and (not self.text or self.prompt_history.index is not None) and self.cursor_location[0] == 0:
+            previous = self.prompt_history.previous()
+            if previous is not None:
+                event.stop()
+                event.prevent_default()
+                self.set_text(previous)
+                return
+        if key == "down" and self.prompt_history.index is not None and self.cursor_location[0] == self.document.line_count - 1:
+            following = self.prompt_history.next()
+            if following is not None:
+                event.stop()
+                event.prevent_default()
+                self.set_text(following)
+                return
+        await super()._on_key(event)
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        text = event.text.replace("\r\n", "\n").replace("\r", "\n")
+        line_count = text.count("\n") + 1
+        if line_count > PASTE_LINE_LIMIT or len(text) > PASTE_CHAR_LIMIT:
+            event.stop()
+            event.prevent_default()
+            self._paste_counter += 1
+            self.pastes[self._paste_counter] = text
+            marker = (
+                f"[paste #{self._paste_counter} +{line_count} lines]"
+                if line_count > PASTE_LINE_LIMIT
+                else f"[paste #{self._paste_counter} {len(text)} chars]"
+            )
+            self.insert(marker)
+            return
+        await super()._on_paste(event)
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        self.set_class(self.text.startswith("!"), "-bash-mode")

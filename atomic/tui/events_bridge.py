@@ -1,0 +1,111 @@
+"""Engine events → UI. The engine calls `handle` synchronously on the app's event loop, in order."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from atomic.core.events import Event
+
+if TYPE_CHECKING:
+    from atomic.tui.app import AtomicApp
+
+# A turn at least this long rings the bell at its end (setting bellOnTurnEnd).
+LONG_TURN_S = 10.0
+
+
+class EventBridge:
+    def __init__(self, app: AtomicApp) -> None:
+        self.app = app
+
+    def handle(self, event: Event) -> None:
+        handler = getattr(self, f"on_{event.type}", None)
+        if handler is None:
+            return
+        try:
+            handler(event)
+        except Exception as exc:  # a rendering bug must never take the session down
+            self.app.renderer.note(f"UI error while showing {event.type}: {exc}", "error")
+
+    def on_agent_start(self, _event: Any) -> None:
+        self.app.working.start()
+
+    def on_agent_end(self, _event: Any) -> None:
+        app = self.app
+        elapsed = app.working.stop()
+        app.input_flow.retrying = False
+        app.after_state_change()
+        if app.session.settings.bell_on_turn_end and elapsed >= LONG_TURN_S:
+            app.bell()
+
+    def on_message_start(self, event: Any) -> None:
+        self.app.renderer.on_message_start(event.message)
+
+    def on_message_update(self, event: Any) -> None:
+        self.app.renderer.on_assistant_event(event.assistant_message_event)
+
+    def on_message_end(self, event: Any) -> None:
+        self.app.renderer.on_message_end(event.message)
+        self.app.footer.set_stats(self.app.session.session_stats())
+
+    def on_tool_execution_start(self, event: Any) -> None:
+        self.app.renderer.on_tool_start(event.tool_call_id, event.tool_name, event.args)
+
+    def on_tool_execution_update(self, event: Any) -> None:
+        self.app.renderer.on_tool_update(event.tool_call_id, event.tool_name, event.args, event.partial_result)
+
+    def on_tool_execution_end(self, event: Any) -> None:
+        self.app.renderer.on_tool_end(event.tool_call_id, event.tool_name, event.result, event.is_error)
+
+    def on_queue_update(self, event: Any) -> None:
+        self.app.queue_panel.set_queue(event.steering, event.follow_up)
+
+    def on_compaction_start(self, event: Any) -> None:
+        label = (
+            "Context overflow detected. Auto-compacting…" if event.reason == "overflow" else "Compacting context…"
+        )
+        self.app.working.show_status(label, "esc to cancel")
+
+    def on_compaction_end(self, event: Any) -> None:
+        app = self.app
+        app.working.clear_status(still_working=app.session.is_streaming)
+        if event.aborted:
+            app.renderer.note("Compaction cancelled", "warning")
+        elif event.error_message:
+            app.renderer.note(f"Compaction failed: {event.error_message}", "error")
+        else:
+            app.renderer.note("Context compacted")
+        app.footer.set_stats(app.session.session_stats())
+
+    def on_auto_retry_start(self, event: Any) -> None:
+        self.app.input_flow.retrying = True
+        label = f"Retrying ({event.attempt}/{event.max_attempts}) in {{s}}s… {event.error_message}"
+        self.app.working.show_status(label, "esc to cancel", event.delay_ms / 1000)
+
+    def on_auto_retry_end(self, event: Any) -> None:
+        app = self.app
+        app.input_flow.retrying = False
+        app.working.clear_status(still_working=app.session.is_streaming)
+        if not event.success and event.final_error:
+            app.renderer.note(f"Retry failed: {event.final_error}", "error")
+
+    def on_thinking_level_changed(self, _event: Any) -> None:
+        self.app.refresh_model()
+
+    def on_model_changed(self, _event: Any) -> None:
+        self.app.refresh_model()
+
+    def on_session_info_changed(self, _event: Any) -> None:
+        app = self.app
+        app.footer.set_location(app.session.cwd, app.git_branch, app.session.store.name())
+
+    def on_session_changed(self, _event: Any) -> None:
+        """New, resume, fork, clone, tree: the whole view is rebuilt from the session."""
+        app = self.app
+        app.conversation.remove_children()
+        app.renderer.cards = {}
+        app.renderer.blocks = {}
+        app.renderer.render_history(app.session.messages())
+        app.after_state_change()
+
+    def on_extension_error(self, event: Any) -> None:
+        self.app.renderer.note(f"Extension error ({event.extension_path}, {event.event}): {event.error}", "error")

@@ -1,0 +1,176 @@
+"""The footer (folder, branch, session name; tokens, cost, context; model) and the working indicator."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from textual.content import Content
+from textual.timer import Timer
+from textual.widgets import Static
+
+from atomic.tui.formatting import format_elapsed, format_tokens, tilde_path
+
+
+def usage_line(stats: dict[str, Any]) -> Content:
+    tokens = stats.get("tokens") or {}
+    parts: list[Content | tuple[str, str] | str] = [
+        f"↑{format_tokens(int(tokens.get('input', 0)))} ↓{format_tokens(int(tokens.get('output', 0)))} "
+        f"R{format_tokens(int(tokens.get('cacheRead', 0)))} W{format_tokens(int(tokens.get('cacheWrite', 0)))} "
+        f"${float(stats.get('cost', 0.0)):.3f}"
+    ]
+    usage = stats.get("contextUsage")
+    if usage:
+        window = format_tokens(int(usage.get("contextWindow") or 0))
+        percent = usage.get("percent")
+        if percent is None:
+            parts.append(f" ?/{window}")
+        else:
+            style = "$error" if percent > 90 else "$warning" if percent > 70 else ""
+            parts.append(" ")
+            parts.append((f"{percent:.1f}%/{window}", style))
+    return Content.assemble(*parts)
+
+
+class StatusFooter(Static):
+    DEFAULT_CSS = """
+    StatusFooter { height: auto; color: $text-muted; padding: 0 1; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("", id=id)
+        self.cwd_text = ""
+        self.branch: str | None = None
+        self.session_name: str | None = None
+        self.stats: dict[str, Any] = {}
+        self.model_text = ""
+
+    def set_location(self, cwd: Path, branch: str | None, session_name: str | None) -> None:
+        self.cwd_text = tilde_path(cwd)
+        self.branch = branch
+        self.session_name = session_name
+        self._render_footer()
+
+    def set_stats(self, stats: dict[str, Any]) -> None:
+        self.stats = stats
+        self._render_footer()
+
+    def set_model(self, provider: str | None, model_id: str | None, level: str, reasoning: bool, show_provider: bool) -> None:
+        if model_id is None:
+            self.model_text = "no model (/login or /model)"
+        else:
+            name = f"({provider}) {model_id}" if show_provider and provider else model_id
+            thinking = f" • {level}" if reasoning and level != "off" else " • thinking off" if reasoning else ""
+            self.model_text = name + thinking
+        self._render_footer()
+
+    def _render_footer(self) -> None:
+        location = self.cwd_text + (f" ({self.branch})" if self.branch else "")
+        if self.session_name:
+            location += f" • {self.session_name}"
+        left = usage_line(self.stats) if self.stats else Content("")
+        width = max(self.size.width - 2, 20) if self.size.width else 78
+        gap = width - left.cell_length - len(self.model_text)
+        if gap >= 2:
+            second = Content.assemble(left, " " * gap, self.model_text)
+        else:
+            second = Content.assemble(left, "\n", self.model_text)
+        self.update(Content.assemble(location, "\n", second))
+
+    def on_resize(self) -> None:
+        self._render_footer()
+
+
+class WorkingIndicator(Static):
+    """`Working… 12s (esc to interrupt)`; a one-second timer runs only while something is going on."""
+
+    DEFAULT_CSS = """
+    WorkingIndicator { height: 1; padding: 0 1; color: $accent; display: none; }
+    WorkingIndicator.-active { display: block; }
+    """
+
+    def __init__(self, clock: Callable[[], float], *, id: str | None = None) -> None:
+        super().__init__("", id=id)
+        self.clock = clock
+        self.started_at: float | None = None
+        self.label = "Working…"
+        self.hint = "esc to interrupt"
+        self.countdown_until: float | None = None
+        self._timer: Timer | None = None
+
+    def start(self) -> None:
+        self.started_at = self.clock()
+        self.label, self.hint, self.countdown_until = "Working…", "esc to interrupt", None
+        self._activate()
+
+    def show_status(self, label: str, hint: str, countdown_s: float | None = None) -> None:
+        """A retry or compaction status that replaces the working text until `clear_status`."""
+        self.label, self.hint = label, hint
+        self.countdown_until = self.clock() + countdown_s if countdown_s is not None else None
+        if self.started_at is None:
+            self.started_at = self.clock()
+        self._activate()
+
+    def clear_status(self, still_working: bool) -> None:
+        self.countdown_until = None
+        if still_working:
+            self.label, self.hint = "Working…", "esc to interrupt"
+            self.tick()
+        else:
+            self.stop()
+
+    def _activate(self) -> None:
+        self.add_class("-active")
+        if self._timer is None:
+            self._timer = self.set_interval(1.0, self.tick)
+        self.tick()
+
+    def stop(self) -> float:
+        elapsed = self.clock() - self.started_at if self.started_at is not None else 0.0
+        self.started_at = None
+        self.countdown_until = None
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self.remove_class("-active")
+        return elapsed
+
+    def tick(self) -> None:
+        now = self.clock()
+        label = self.label
+        if self.countdown_until is not None:
+            label = label.replace("{s}", str(max(0, round(self.countdown_until - now))))
+        elapsed = format_elapsed(now - self.started_at) if self.started_at is not None else ""
+        self.update(Content.assemble(("● ", "$accent"), label, " ", (elapsed, "$text-muted"), (f" ({self.hint})", "$text-muted")))
+
+
+class QueuePanel(Static):
+    """Queued steering and follow-up messages, shown above the editor."""
+
+    DEFAULT_CSS = """
+    QueuePanel { height: auto; padding: 0 1; color: $text-muted; display: none; }
+    QueuePanel.-active { display: block; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("", id=id)
+        self.steering: list[str] = []
+        self.follow_up: list[str] = []
+
+    def set_queue(self, steering: list[str], follow_up: list[str]) -> None:
+        self.steering, self.follow_up = list(steering), list(follow_up)
+        if not steering and not follow_up:
+            self.remove_class("-active")
+            self.update("")
+            return
+        lines = [Content.assemble(("Steering: ", "$accent"), Content(_one_line(t))) for t in steering]
+        lines += [Content.assemble(("Follow-up: ", "$secondary"), Content(_one_line(t))) for t in follow_up]
+        lines.append(Content.styled("↳ alt+up to edit all queued messages", "italic"))
+        self.update(Content("\n").join(lines))
+        self.add_class("-active")
+
+
+def _one_line(text: str, limit: int = 200) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

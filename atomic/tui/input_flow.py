@@ -1,0 +1,120 @@
+"""What Enter and Esc do: send, queue, run bash, and the interrupt order that never loses text."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from atomic.core.engine.session import PromptRejected
+from atomic.tui.conversation import BashView
+
+if TYPE_CHECKING:
+    from atomic.tui.app import AtomicApp
+
+DOUBLE_ESCAPE_S = 0.5
+
+
+class InputFlow:
+    def __init__(self, app: AtomicApp) -> None:
+        self.app = app
+        self.retrying = False
+
+    # ------------------------------------------------------------------ Enter / Alt+Enter
+
+    async def submit(self, text: str, follow_up: bool) -> None:
+        app, session, editor = self.app, self.app.session, self.app.editor
+        if session is None or not text.strip():
+            return
+        editor.prompt_history.add(editor.text)
+        editor.clear_all()
+        app.completion.close()
+        stripped = text.strip()
+        if stripped.startswith("/") and app.slash.handles(stripped):
+            try:
+                await app.slash.run(stripped)
+            except Exception as exc:
+                app.show_error(f"{stripped.split()[0]} failed: {exc}")
+            app.after_state_change()
+            return
+        if stripped.startswith("!") and stripped.lstrip("!").strip():
+            self.start_bash(stripped)
+            return
+        try:
+            if session.is_streaming:
+                if follow_up:
+                    await session.follow_up(text)
+                else:
+                    await session.steer(text)
+            else:
+                await session.prompt(text, source="interactive")
+        except PromptRejected as exc:
+            # Nothing typed is lost: the text goes back into the editor.
+            app.restore_to_editor([text])
+            app.show_error(str(exc))
+
+    def start_bash(self, line: str) -> None:
+        app, session = self.app, self.app.session
+        excluded = line.startswith("!!")
+        command = line[2:] if excluded else line[1:]
+        if session.is_bash_running:
+            app.restore_to_editor([line])
+            app.notify("A bash command is already running. Press Esc to cancel it first.", severity="warning")
+            return
+        view = BashView(command.strip(), excluded)
+        app.conversation.add(view)
+
+        async def run() -> None:
+            try:
+                result = await session.run_bash(
+                    command.strip(),
+                    on_chunk=lambda _channel, chunk: view.append_output(chunk),
+                    exclude_from_context=excluded,
+                )
+            except Exception as exc:
+                view.finish(view.output, None, True)
+                app.show_error(f"bash failed: {exc}")
+                return
+            view.finish(result.output, result.exit_code, result.cancelled)
+            app.after_state_change()
+
+        app.run_worker(run(), group="bash")
+
+    # ------------------------------------------------------------------ Esc
+
+    async def interrupt(self) -> None:
+        """Esc: cancel compaction or a retry; else restore the queue and abort; else cancel bash."""
+        app, session = self.app, self.app.session
+        if session is None:
+            return
+        if session.is_compacting:
+            session.cancel_compaction()
+            app.notify("Compaction cancelled")
+            return
+        if self.retrying:
+            session.abort_retry()
+            return
+        queued = len(session.steering) + len(session.follow_ups)
+        if session.is_streaming or queued:
+            cleared = session.clear_queue()
+            restored = [*cleared["steering"], *cleared["followUp"]]
+            if restored:
+                app.restore_to_editor(restored)
+            try:
+                await session.abort()
+            except Exception as exc:
+                app.show_error(f"Error: {exc}")
+            return
+        if session.is_bash_running:
+            session.abort_bash()
+            return
+        if app.editor.text.startswith("!"):
+            app.editor.clear_all()
+            return
+        if not app.editor.text:
+            now = app.clock()
+            if now - app._last_escape < DOUBLE_ESCAPE_S:
+                app._last_escape = -10.0
+                action = session.settings.double_escape_action
+                if action in ("tree", "fork"):
+                    await app.slash.run(f"/{action}")
+                return
+            app._last_escape = now

@@ -1,0 +1,119 @@
+"""The app's key table: pi-compatible ids, defaults, and overrides from `<agentDir>/keybindings.json`.
+
+The file maps an id to a key or a list of keys, e.g. `{"app.model.select": "ctrl+m", "tui.input.newLine":
+["shift+enter", "ctrl+j"]}`. Keys use pi's spelling; modifiers are put in Textual's order.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from textual.binding import Binding
+
+
+@dataclass(frozen=True)
+class KeySpec:
+    id: str
+    keys: tuple[str, ...]
+    action: str
+    description: str
+
+
+# App-level actions (Textual bindings with priority, so they work whatever has focus).
+APP_KEYS: tuple[KeySpec, ...] = (
+    KeySpec("app.interrupt", ("escape",), "interrupt", "Cancel popup / abort / restore queue"),
+    KeySpec("app.clear", ("ctrl+c",), "clear_or_quit", "Clear editor (twice to quit)"),
+    KeySpec("app.exit", ("ctrl+d",), "exit_if_empty", "Quit when the editor is empty"),
+    KeySpec("app.model.select", ("ctrl+l",), "select_model", "Select model"),
+    KeySpec("app.model.cycleForward", ("ctrl+p",), "cycle_model", "Next model"),
+    KeySpec("app.model.cycleBackward", ("ctrl+shift+p",), "cycle_model_back", "Previous model"),
+    KeySpec("app.thinking.cycle", ("shift+tab",), "cycle_thinking", "Cycle thinking level"),
+    KeySpec("app.thinking.toggle", ("ctrl+t",), "toggle_thinking", "Collapse/expand thinking"),
+    KeySpec("app.tools.expand", ("ctrl+o",), "toggle_tools", "Expand/collapse tool output"),
+    KeySpec("app.message.dequeue", ("alt+up",), "dequeue", "Put queued messages back in the editor"),
+    KeySpec("app.commandPalette", ("f1",), "command_palette", "Command palette"),
+)
+
+# Editor keys, handled by the prompt editor itself.
+EDITOR_KEYS: tuple[KeySpec, ...] = (
+    KeySpec("tui.input.submit", ("enter",), "submit", "Send (steer while working)"),
+    KeySpec("tui.input.newLine", ("shift+enter", "ctrl+j"), "newline", "New line"),
+    KeySpec("app.message.followUp", ("alt+enter",), "follow_up", "Queue a follow-up"),
+    KeySpec("tui.input.tab", ("tab",), "complete", "Complete path / command"),
+)
+
+_MODIFIER_ORDER = ("ctrl", "alt", "shift", "super", "meta", "hyper")
+
+
+def normalize_key(key: str) -> str:
+    """`shift+ctrl+p` → `ctrl+shift+p`; `esc` → `escape`; `return` → `enter`."""
+    parts = [p.strip().lower() for p in key.split("+") if p.strip()]
+    if not parts:
+        return key
+    *modifiers, name = parts
+    name = {"esc": "escape", "return": "enter", "del": "delete"}.get(name, name)
+    ordered = sorted(set(modifiers), key=lambda m: _MODIFIER_ORDER.index(m) if m in _MODIFIER_ORDER else 99)
+    return "+".join([*ordered, name])
+
+
+def load_overrides(agent_dir: Path) -> tuple[dict[str, tuple[str, ...]], list[str]]:
+    """Read keybindings.json. Returns ({id: keys}, warnings); a broken file changes nothing."""
+    path = agent_dir / "keybindings.json"
+    if not path.exists():
+        return {}, []
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        return {}, [f"Could not read {path}: {exc}"]
+    if not isinstance(data, dict):
+        return {}, [f"{path} must hold a JSON object"]
+    known = {spec.id for spec in (*APP_KEYS, *EDITOR_KEYS)}
+    overrides: dict[str, tuple[str, ...]] = {}
+    warnings: list[str] = []
+    for key_id, value in data.items():
+        if key_id not in known:
+            warnings.append(f"Unknown keybinding id in {path.name}: {key_id}")
+            continue
+        keys = [value] if isinstance(value, str) else value
+        if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
+            warnings.append(f"Keybinding {key_id} must be a key or a list of keys")
+            continue
+        overrides[key_id] = tuple(normalize_key(k) for k in keys)
+    return overrides, warnings
+
+
+class KeyTable:
+    """The effective keys of every action, after overrides."""
+
+    def __init__(self, overrides: dict[str, tuple[str, ...]] | None = None) -> None:
+        self.overrides = overrides or {}
+
+    def keys_for(self, key_id: str) -> tuple[str, ...]:
+        if key_id in self.overrides:
+            return self.overrides[key_id]
+        for spec in (*APP_KEYS, *EDITOR_KEYS):
+            if spec.id == key_id:
+                return spec.keys
+        return ()
+
+    def app_bindings(self) -> list[Binding]:
+        return [
+            Binding(",".join(self.keys_for(spec.id)), spec.action, spec.description, show=False, priority=True, id=spec.id)
+            for spec in APP_KEYS
+            if self.keys_for(spec.id)
+        ]
+
+    def editor_action_for(self, key: str) -> str | None:
+        for spec in EDITOR_KEYS:
+            if key in self.keys_for(spec.id):
+                return spec.action
+        return None
+
+    def describe(self) -> list[tuple[str, str]]:
+        """(keys, description) rows for /hotkeys, editor keys first."""
+        rows = [(", ".join(self.keys_for(s.id)), s.description) for s in EDITOR_KEYS]
+        rows += [(", ".join(self.keys_for(s.id)), s.description) for s in APP_KEYS]
+        rows += [("up (empty editor)", "Previous prompt from history"), ("!cmd / !!cmd", "Run bash (!! keeps it out of context)")]
+        return rows
