@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -135,3 +136,16 @@ async def test_typing_filters_the_list(tmp_path: Path) -> None:
         await pilot.press("escape")  # clears the filter first
         assert len(screen.query_one(OptionList).options) > 10
         assert app.screen is screen
+
+
+async def test_broken_settings_file_is_not_overwritten_and_nothing_changes(tmp_path: Path) -> None:
+    settings_file = Path(os.environ["ATOMIC_CODING_AGENT_DIR"]) / "settings.json"
+    settings_file.write_text("{ not json", encoding="utf-8")
+    app = HostApp(tmp_path, SettingsScreen)
+    async with app.run_test(size=(110, 34)) as pilot:
+        screen = await wait_for_modal(pilot)
+        await highlight(pilot, screen, "compaction.enabled")
+        await pilot.press("space")
+        assert app.screen is screen  # an error notification, not a crash
+    assert settings_file.read_text(encoding="utf-8") == "{ not json"
+    assert app.session.auto_compaction_enabled is True
