@@ -264,8 +264,14 @@ class ExtensionAPI:
         return items
 
     def notify(self, message: str, level: str = "info") -> None:
+        """Show a message in the frontend; `level` is "info", "warning" or "error"."""
+        level = {"warn": "warning", "err": "error"}.get(level, level)
+        if level not in ("info", "warning", "error"):
+            level = "info"
         self.session.emit(
-            ExtensionUiRequest(id=str(uuid.uuid4()), message=message, notify_type=level, extension_path=self.path)
+            ExtensionUiRequest(
+                id=str(uuid.uuid4()), message=str(message), notify_type=level, extension_path=self.path
+            )
         )
 
 
