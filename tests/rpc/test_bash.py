@@ -171,7 +171,9 @@ async def test_closing_rpc_cancels_running_bash(start_rpc: StartRpc) -> None:
     assert await client.close() == 0
     assert time.monotonic() - started < 8
     await asyncio.gather(pending, return_exceptions=True)
+    # Exactly one terminal record for the request: the cancelled result.
     answers = [r for r in client.responses if r.get("id") == "long"]
-    assert len(answers) <= 1
+    assert len(answers) == 1
+    assert answers[0]["success"] is True and answers[0]["data"]["cancelled"] is True
     stored = bash_entries(session_file)
     assert len(stored) == 1 and stored[0]["message"]["cancelled"] is True

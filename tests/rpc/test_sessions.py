@@ -134,28 +134,37 @@ async def test_torn_last_line_opens_and_later_appends_start_a_new_line(
 async def test_ten_thousand_entry_file_get_entries_since_near_end(
     start_rpc: StartRpc, tmp_path: Path, work_dir: Path
 ) -> None:
-    lines: list[dict[str, Any]] = [header("0000-big", work_dir)]
-    parent = None
-    padding = "x" * 300
-    for index in range(10_000):
-        entry_id = f"e{index:05d}"
-        if index % 2 == 0:
-            lines.append(user_entry(entry_id, parent, f"question {index} {padding}"))
-        else:
-            lines.append(assistant_entry(entry_id, parent, f"answer {index} {padding}"))
-        parent = entry_id
-    path = write_session(tmp_path / "big.jsonl", lines)
-    client = await start_rpc(None, "--session", str(path))
+    # About 50 MB: 10,000 entries of ~5 KB each, as the session-tree issue describes.
+    padding = "x" * 5000
+    path = tmp_path / "big.jsonl"
+    with path.open("w", encoding="utf-8") as handle:
+        handle.write(json.dumps(header("0000-big", work_dir)) + "\n")
+        parent = None
+        for index in range(10_000):
+            entry_id = f"e{index:05d}"
+            make = user_entry if index % 2 == 0 else assistant_entry
+            kind = "question" if index % 2 == 0 else "answer"
+            handle.write(json.dumps(make(entry_id, parent, f"{kind} {index} {padding}")) + "\n")
+            parent = entry_id
+    assert path.stat().st_size > 50_000_000
     started = time.monotonic()
+    client = await start_rpc(None, "--session", str(path))
     data = await client.call("get_entries", since="e09996")
-    assert time.monotonic() - started < 2
+    assert time.monotonic() - started < 10
     assert [e["id"] for e in data["entries"]] == ["e09997", "e09998", "e09999"]
     assert data["entries"][0]["message"]["content"][0]["text"].startswith("answer 9997 ")
     assert data["leafId"] == "e09999"
-    everything = await client.call("get_entries")
-    assert len(everything["entries"]) == 10_000
+    # Later cursor reads touch only the tail: each one is quick.
+    for cursor, expected in (("e09990", 9), ("e09998", 1), ("e09999", 0)):
+        started = time.monotonic()
+        tail = await client.call("get_entries", since=cursor)
+        assert time.monotonic() - started < 0.5
+        assert [e["id"] for e in tail["entries"]] == [f"e{i:05d}" for i in range(10_000 - expected, 10_000)]
     assert (await client.get_state())["messageCount"] == 10_000
     assert await client.get_last_assistant_text() == f"answer 9999 {padding}"
+    everything = await client.call("get_entries")
+    assert len(everything["entries"]) == 10_000
+    assert everything["entries"][0]["id"] == "e00000"
 
 
 # ---------------------------------------------------------------------------- new / switch
@@ -430,3 +439,55 @@ async def test_session_prefix_lookup(start_rpc: StartRpc) -> None:
     state = await reopened.get_state()
     assert state["sessionId"] == session_id
     assert (await reopened.get_messages())[0]["content"] == "find me by id"
+
+
+async def test_continue_flag_opens_newest_session(start_rpc: StartRpc) -> None:
+    first = await start_rpc()
+    await first.run_prompt("remember this")
+    session_id = (await first.get_state())["sessionId"]
+    await first.close()
+    again = await start_rpc(None, "--continue")
+    assert (await again.get_state())["sessionId"] == session_id
+    assert (await again.get_messages())[0]["content"] == "remember this"
+
+
+async def test_fork_flag_copies_session_into_a_new_file(start_rpc: StartRpc) -> None:
+    first = await start_rpc()
+    await first.run_prompt("original talk")
+    source = await first.get_state()
+    await first.close()
+    forked = await start_rpc(None, "--fork", source["sessionFile"])
+    state = await forked.get_state()
+    assert state["sessionId"] != source["sessionId"]
+    assert (await forked.get_messages())[0]["content"] == "original talk"
+    await forked.run_prompt("continue in the fork")
+    assert read_jsonl(state["sessionFile"])[0]["parentSession"] == source["sessionFile"]
+
+
+async def test_session_name_survives_reopen_and_switch(start_rpc: StartRpc) -> None:
+    client = await start_rpc()
+    await client.run_prompt("named talk")
+    await client.call("set_session_name", name="feature-x")
+    named = (await client.get_state())["sessionFile"]
+    assert [e["name"] for e in read_jsonl(named) if e["type"] == "session_info"] == ["feature-x"]
+    await client.call("new_session")
+    assert "sessionName" not in await client.get_state()
+    await client.call("switch_session", sessionPath=named)
+    assert (await client.get_state())["sessionName"] == "feature-x"
+    await client.close()
+    reopened = await start_rpc(None, "--session", named)
+    assert (await reopened.get_state())["sessionName"] == "feature-x"
+
+
+async def test_no_session_mode_keeps_everything_in_memory(start_rpc: StartRpc, agent_dir: Path) -> None:
+    client = await start_rpc(None, "--no-session")
+    await client.run_prompt("ephemeral one")
+    await client.run_prompt("ephemeral two")
+    entries = (await client.call("get_entries"))["entries"]
+    assert sum(1 for e in entries if e["type"] == "message") == 4
+    assert (await client.call("get_tree"))["leafId"] == entries[-1]["id"]
+    first_user = (await client.call("get_fork_messages"))["messages"][1]["entryId"]
+    assert (await client.call("fork", entryId=first_user))["text"] == "ephemeral two"
+    assert "sessionFile" not in await client.get_state()
+    assert len(await client.get_messages()) == 2
+    assert not (agent_dir / "sessions").exists() or not any((agent_dir / "sessions").rglob("*.jsonl"))

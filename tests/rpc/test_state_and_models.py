@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from tests.rpc.conftest import StartRpc
+from tests.rpc.helpers import RecordingClient
 
 STATE_FIELDS = {
     "model", "thinkingLevel", "isStreaming", "isCompacting", "steeringMode", "followUpMode",
@@ -326,3 +327,19 @@ async def test_prompt_template_is_expanded_before_sending(start_rpc: StartRpc, w
     client = await start_rpc()
     await client.run_prompt("/review main.py")
     assert (await client.get_messages())[0]["content"].strip() == "Please review main.py carefully."
+
+
+async def test_without_any_model_prompt_is_rejected_with_setup_help(
+    work_dir: Path, rpc_env: dict[str, str]
+) -> None:
+    client = RecordingClient([], cwd=work_dir, env=rpc_env)  # no --provider, no keys, no models.json
+    await client.start()
+    try:
+        state = await client.get_state()
+        assert state["model"] is None
+        response = await client.request({"id": "p", "type": "prompt", "message": "hi"})
+        assert response["success"] is False and response["id"] == "p"
+        assert "models.json" in response["error"] and "API key" in response["error"]
+        assert (await client.get_state())["messageCount"] == 0
+    finally:
+        assert await client.close() == 0
