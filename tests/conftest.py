@@ -42,3 +42,20 @@ def agent_dir(isolated_home: Path) -> Path:
 
 def pytest_configure(config: pytest.Config) -> None:
     os.environ.setdefault("ATOMIC_TEST", "1")
+
+
+@pytest.fixture(autouse=True)
+def snapshots_in_repo_folder(monkeypatch: pytest.MonkeyPatch) -> None:
+    """pytest-textual-snapshot SVGs go to `<repo>/snapshots/<test module>/`, not next to each test file.
+
+    `snap_compare` looks up `pytest_textual_snapshot.SVGImageExtension` each time it runs, so a
+    subclass with its own `dirname` takes effect for every snapshot test.
+    """
+    import pytest_textual_snapshot
+
+    class RepoFolderSVGExtension(pytest_textual_snapshot.SVGImageExtension):
+        @classmethod
+        def dirname(cls, *, test_location: object) -> str:
+            return str(ROOT / "snapshots" / test_location.basename)  # type: ignore[attr-defined]
+
+    monkeypatch.setattr(pytest_textual_snapshot, "SVGImageExtension", RepoFolderSVGExtension)

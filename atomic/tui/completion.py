@@ -103,7 +103,7 @@ def _gitignore_spec(folder: Path) -> object | None:
     import pathspec
 
     try:
-        return pathspec.PathSpec.from_lines("gitwildmatch", path.read_text(encoding="utf-8").splitlines())
+        return pathspec.PathSpec.from_lines("gitignore", path.read_text(encoding="utf-8").splitlines())
     except (OSError, ValueError):
         return None
 

@@ -147,7 +147,7 @@ class PromptEditor(TextArea):
                 event.prevent_default()
                 self.set_text(following)
                 return
-        await super()._on_key(event)
+        # Not ours: TextArea's own key handler runs next (Textual walks the MRO until prevent_default).
 
     async def _on_paste(self, event: events.Paste) -> None:
         text = event.text.replace("\r\n", "\n").replace("\r", "\n")
@@ -164,7 +164,8 @@ class PromptEditor(TextArea):
             )
             self.insert(marker)
             return
-        await super()._on_paste(event)
+        event.stop()
+        # Otherwise TextArea's own paste handler runs next (Textual calls each class's handler in MRO order).
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         self.set_class(self.text.startswith("!"), "-bash-mode")
