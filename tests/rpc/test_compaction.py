@@ -109,3 +109,58 @@ async def test_abort_during_compaction(start_rpc: StartRpc) -> None:
     assert end["aborted"] is True and end["result"] is None
     state = await client.get_state()
     assert state["isCompacting"] is False and state["messageCount"] == 6
+
+
+async def test_overflow_compacts_and_retries_the_prompt(start_rpc: StartRpc) -> None:
+    client = await start_rpc([
+        {"text": "first answer"},
+        {"text": "second answer"},
+        {"error": "prompt is too long: 250000 tokens > 200000 maximum", "kind": "overflow", "status": 400},
+        {"text": "2,3\n"},  # the planner's deletion records
+        {"text": "answer after recovery"},
+    ])
+    await client.run_prompt("question one\nnoise line A\nnoise line B")
+    await client.run_prompt("question two")
+    end = await client.run_prompt("question three")
+    types = [e["type"] for e in client.events if e["type"].startswith("compaction")]
+    assert types == ["compaction_start", "compaction_end"]
+    start = next(e for e in client.events if e["type"] == "compaction_start")
+    assert start["reason"] == "overflow"
+    done = next(e for e in client.events if e["type"] == "compaction_end")
+    assert done["reason"] == "overflow" and done["willRetry"] is True and done["aborted"] is False
+    assert "noise line A" not in done["result"]["compactedText"]
+    # The prompt completes after the post-compaction continuation, within the same run.
+    assert end["messages"][-1]["content"][0]["text"] == "answer after recovery"
+    messages = await client.get_messages()
+    assert messages[0]["role"] == "compactionSummary"
+    assert await client.get_last_assistant_text() == "answer after recovery"
+
+
+async def test_planner_transient_error_emits_summarization_retry_events(
+    start_rpc: StartRpc, agent_dir: Path
+) -> None:
+    (agent_dir / "settings.json").write_text(json.dumps({"retry": {"baseDelayMs": 5}}))
+    client = await start_rpc([
+        *HISTORY,
+        {"error": "terminated", "kind": "transient"},
+        {"text": "2,3\n"},
+    ])
+    await client.run_prompt("question one\nnoise line A\nnoise line B")
+    await client.run_prompt("two")
+    await client.run_prompt("three")
+    first = len(client.events)
+    data = await client.call("compact")
+    assert "noise line A" not in data["compactedText"]
+    events = client.events[first:]
+    assert [e["type"] for e in events] == [
+        "compaction_start",
+        "summarization_retry_scheduled",
+        "summarization_retry_attempt_start",
+        "summarization_retry_finished",
+        "compaction_end",
+    ]
+    scheduled = events[1]
+    assert scheduled["attempt"] == 1 and scheduled["delayMs"] == 5 and scheduled["errorMessage"] == "terminated"
+    assert scheduled["maxAttempts"] == 3
+    assert events[2] == {"type": "summarization_retry_attempt_start", "source": "compaction", "reason": "manual"}
+    assert events[3] == {"type": "summarization_retry_finished"}

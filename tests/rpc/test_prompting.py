@@ -18,8 +18,8 @@ PNG = base64.b64encode(
     )
 ).decode()
 
-# A reply that streams for a while (~0.4 s), long enough to act on while it runs.
-SLOW = {"text": "streaming slowly along", "chunkSize": 2, "delayMs": 35}
+# A reply that streams for a while (~0.3 s), long enough to act on while it runs.
+SLOW = {"text": "streaming slowly along", "chunkSize": 2, "delayMs": 25}
 
 
 async def test_plain_prompt_response_then_events(start_rpc: StartRpc) -> None:

@@ -242,6 +242,21 @@ async def test_auto_retry_disabled_surfaces_transient_error(start_rpc: StartRpc)
     assert not [e for e in client.events if e["type"] == "auto_retry_start"]
 
 
+async def test_auto_retry_final_failure(start_rpc: StartRpc, agent_dir: Path) -> None:
+    (agent_dir / "settings.json").write_text(json.dumps({"retry": {"baseDelayMs": 5, "maxRetries": 2}}))
+    overloaded = {"error": "529 overloaded", "kind": "transient", "status": 529}
+    client = await start_rpc([overloaded, overloaded, overloaded, {"text": "never reached"}])
+    end = await client.run_prompt("keeps failing")
+    starts = [e for e in client.events if e["type"] == "auto_retry_start"]
+    assert [(s["attempt"], s["maxAttempts"]) for s in starts] == [(1, 2), (2, 2)]
+    assert starts[1]["delayMs"] == 10  # exponential backoff from the base delay
+    retry_end = [e for e in client.events if e["type"] == "auto_retry_end"]
+    assert len(retry_end) == 1
+    assert retry_end[0]["success"] is False and retry_end[0]["attempt"] == 2
+    assert "529" in retry_end[0]["finalError"]
+    assert end["messages"][-1]["stopReason"] == "error"
+
+
 async def test_abort_retry_cancels_a_waiting_retry(start_rpc: StartRpc, agent_dir: Path) -> None:
     # A long base delay: without abort_retry the retry would wait for a minute.
     (agent_dir / "settings.json").write_text(json.dumps({"retry": {"baseDelayMs": 60000}}), encoding="utf-8")
@@ -341,5 +356,9 @@ async def test_without_any_model_prompt_is_rejected_with_setup_help(
         assert response["success"] is False and response["id"] == "p"
         assert "models.json" in response["error"] and "API key" in response["error"]
         assert (await client.get_state())["messageCount"] == 0
+        # Nothing recorded yet: an empty session has no entries and a null leaf.
+        assert await client.call("get_entries") == {"entries": [], "leafId": None}
+        assert await client.call("get_tree") == {"tree": [], "leafId": None}
+        assert "contextUsage" not in await client.call("get_session_stats")
     finally:
         assert await client.close() == 0
