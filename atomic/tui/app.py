@@ -11,7 +11,7 @@ from textual.widgets import TextArea
 
 from atomic.core.engine.options import SessionOptions
 from atomic.tui.commands import BUILTIN_COMMANDS, SlashCommandProvider, SlashCommands
-from atomic.tui.completion import CompletionItem, CompletionPopup, FileIndex, find_context, rank
+from atomic.tui.completion import MAX_ITEMS, CompletionItem, CompletionPopup, FileIndex, find_context, rank
 from atomic.tui.conversation import Conversation, StartupHeader
 from atomic.tui.editor import PromptEditor
 from atomic.tui.events_bridge import EventBridge
@@ -211,7 +211,8 @@ class AtomicApp(App[int]):
             for command in [*resources, *self.extension_commands()]:
                 name = command["name"]
                 items.append(CompletionItem(f"/{name} ", f"/{name}", command.get("description") or ""))
-            self.completion.open_with(rank(items, "/" + context.query), context)
+            ranked = rank(items, "/" + context.query) if context.query else items[:MAX_ITEMS]
+            self.completion.open_with(ranked, context)
         else:
             self.completion.open_with(self.files.complete(context.query), context)
 
