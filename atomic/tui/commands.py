@@ -31,23 +31,25 @@ BUILTIN_COMMANDS: tuple[tuple[str, str], ...] = (
     ("quit", "Quit Atomic"),
 )
 
-# name → (module, class, extra keyword arguments) of the modal screens built in atomic/tui/screens.
-SCREENS: dict[str, tuple[str, str, dict[str, Any]]] = {
-    "model": ("atomic.tui.screens.model_picker", "ModelPickerScreen", {}),
-    "thinking": ("atomic.tui.screens.thinking_picker", "ThinkingPickerScreen", {}),
-    "settings": ("atomic.tui.screens.settings", "SettingsScreen", {}),
-    "resume": ("atomic.tui.screens.session_picker", "SessionPickerScreen", {}),
-    "tree": ("atomic.tui.screens.tree", "TreeScreen", {}),
-    "login": ("atomic.tui.screens.login", "LoginScreen", {"mode": "login"}),
-    "logout": ("atomic.tui.screens.login", "LoginScreen", {"mode": "logout"}),
+# name → (class, extra keyword arguments) of the modal screens in atomic.tui.screens (loaded lazily).
+SCREENS: dict[str, tuple[str, dict[str, Any]]] = {
+    "model": ("ModelPickerScreen", {}),
+    "thinking": ("ThinkingPickerScreen", {}),
+    "settings": ("SettingsScreen", {}),
+    "resume": ("SessionPickerScreen", {}),
+    "tree": ("TreeScreen", {}),
+    "fork": ("ForkPickerScreen", {}),
+    "login": ("LoginScreen", {"mode": "login"}),
+    "logout": ("LoginScreen", {"mode": "logout"}),
 }
+# A screen result starting with this asks for its text to be put into the editor.
+EDITOR_PREFIX = "editor:"
 
 
-def load_screen_class(name: str) -> type | None:
-    module_name, class_name, _ = SCREENS[name]
+def load_screen_class(class_name: str) -> type | None:
     try:
-        module = importlib.import_module(module_name)
-        return getattr(module, class_name)
+        package = importlib.import_module("atomic.tui.screens")
+        return getattr(package, class_name)
     except (ImportError, AttributeError):
         return None
 
@@ -90,7 +92,6 @@ class SlashCommands:
             "new": self._new,
             "name": self._name,
             "session": self._session,
-            "fork": self._fork,
             "clone": self._clone,
             "compact": self._compact,
             "export": self._export,
@@ -117,37 +118,35 @@ class SlashCommands:
 
     def open_screen(self, name: str, args: str = "") -> None:
         app = self.app
-        screen_class = load_screen_class(name)
+        class_name, extra = SCREENS[name]
+        screen_class = load_screen_class(class_name)
         if screen_class is None or app.session is None:
             app.notify(f"/{name} is not available yet", severity="warning")
             return
-        extra = dict(SCREENS[name][2])
+        if args and name == "model":
+            extra = {**extra, "initial_query": args}
         try:
             screen = screen_class(app.session, **extra)
         except Exception as exc:  # a screen bug must not take the app down
             app.show_error(f"/{name} failed to open: {exc}")
             return
-        if args and hasattr(screen, "initial_query"):
-            screen.initial_query = args
 
         def done(result: Any) -> None:
-            editor_text = getattr(screen, "editor_text", None)
-            if isinstance(editor_text, str) and editor_text:
-                app.restore_to_editor([editor_text])
-            if isinstance(result, str) and result:
+            if isinstance(result, str) and result.startswith(EDITOR_PREFIX):
+                app.restore_to_editor([result.removeprefix(EDITOR_PREFIX)])
+            elif isinstance(result, str) and result:
                 app.notify(result)
             app.after_state_change()
 
         app.push_screen(screen, done)
 
     async def _hotkeys(self, _args: str) -> None:
-        try:
-            from atomic.tui.screens.hotkeys import HotkeysScreen
-        except ImportError:
+        hotkeys_screen = load_screen_class("HotkeysScreen")
+        if hotkeys_screen is None:
             rows = "\n".join(f"{keys:<24} {what}" for keys, what in self.app.keys.describe())
             self.app.renderer.note("Keyboard shortcuts\n\n" + rows)
             return
-        self.app.push_screen(HotkeysScreen(self.app.keys.describe()))
+        self.app.push_screen(hotkeys_screen(self.app.keys.describe()))
 
     async def _new(self, _args: str) -> None:
         session = self.app.session
@@ -174,28 +173,6 @@ class SlashCommands:
         session = self.app.session
         assert session is not None
         self.app.renderer.note(session_info_text(session.session_stats(), session.store.name()))
-
-    async def _fork(self, _args: str) -> None:
-        from atomic.tui.fork_picker import ForkPickerScreen
-
-        session = self.app.session
-        assert session is not None
-        messages = session.get_fork_messages()
-        if not messages:
-            self.app.notify("No user messages to fork from yet", severity="warning")
-            return
-
-        async def fork_at(entry_id: str | None) -> None:
-            if not entry_id:
-                return
-            text, cancelled = await session.fork(entry_id)
-            if cancelled:
-                self.app.notify("Fork cancelled by an extension", severity="warning")
-                return
-            self.app.restore_to_editor([text])
-            self.app.notify("Forked into a new session")
-
-        self.app.push_screen(ForkPickerScreen(messages), lambda entry: self.app.run_worker(fork_at(entry)))
 
     async def _clone(self, _args: str) -> None:
         session = self.app.session

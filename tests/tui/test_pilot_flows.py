@@ -261,3 +261,42 @@ async def test_guided_start_without_any_key(tmp_path: Path) -> None:
         await pilot.pause()
         assert app.editor.text == "hello"  # rejected prompt goes back to the editor
         assert app.is_running
+
+
+async def test_thinking_picker_changes_engine_level_and_esc_closes_modals(tmp_path: Path) -> None:
+    app = make_app(tmp_path / "p")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_text(pilot, "/thinking")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "ThinkingPickerScreen"
+        before = app.session.thinking_level
+        await pilot.press("down", "enter")
+        await pilot.pause()
+        assert len(app.screen_stack) == 1
+        assert app.session.thinking_level != before
+        assert app.editor.has_class(f"level-{app.session.thinking_level}")
+        await pilot.press("ctrl+l")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "ModelPickerScreen"
+        await pilot.press("escape")
+        await pilot.pause()
+        assert len(app.screen_stack) == 1 and app.is_running
+
+
+async def test_fork_puts_the_message_back_in_the_editor(tmp_path: Path) -> None:
+    app = make_app(tmp_path / "p", [{"text": "one"}, {"text": "two"}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        for text in ("first question", "second question"):
+            await type_text(pilot, text)
+            await pilot.press("enter")
+            await wait_for(lambda: not app.session.is_streaming, pilot)
+        old_id = app.session.store.session_id
+        await type_text(pilot, "/fork")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "ForkPickerScreen"
+        await pilot.press("enter")
+        await wait_for(lambda: app.session.store.session_id != old_id, pilot)
+        await pilot.pause(0.1)
+        assert app.editor.text in ("first question", "second question")
