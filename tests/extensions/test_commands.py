@@ -174,3 +174,10 @@ async def test_thinking_level_model_and_labels(make_session, ext_dir: Path) -> N
     assert api.thinking_level == "high" == session.thinking_level
     await session.prompt(f"/mark {leaf}")
     assert session.store.labels()[leaf][0] == "checkpoint"
+
+
+async def test_commands_alias_lists_the_same_items(make_session, ext_dir: Path) -> None:
+    path = write_extension(ext_dir, "hello.py", HELLO)
+    session, _ = await make_session(extensions=[str(path)])
+    assert session.extensions.commands() == session.extensions.command_items()
+    assert session.extensions.commands()[0]["name"] == "hello"

@@ -55,7 +55,7 @@ class ExtensionRuntime:
     session: AgentSession
     flag_values: dict[str, Any] = field(default_factory=dict)
     extensions: list[LoadedExtension] = field(default_factory=list)
-    commands: dict[str, RegisteredCommand] = field(default_factory=dict)
+    registered_commands: dict[str, RegisteredCommand] = field(default_factory=dict)
     flags: dict[str, RegisteredFlag] = field(default_factory=dict)
     tools: dict[str, ExtensionTool] = field(default_factory=dict)
     # (path, event, error) of every failure, kept because load-time errors happen before any
@@ -87,19 +87,19 @@ class ExtensionRuntime:
     # ------------------------------------------------------------------ commands
 
     def add_command(self, command: RegisteredCommand) -> None:
-        previous = self.commands.get(command.name)
+        previous = self.registered_commands.get(command.name)
         if previous is not None and previous.extension_path != command.extension_path:
             self.session.startup_warnings.append(
                 f'Extension command "/{command.name}" from {command.extension_path} '
                 f"replaces the one from {previous.extension_path}"
             )
-        self.commands[command.name] = command
+        self.registered_commands[command.name] = command
 
     def _parse(self, text: str) -> tuple[RegisteredCommand, str] | None:
         match = _COMMAND_TEXT.match(text.strip())
         if match is None:
             return None
-        command = self.commands.get(match.group(1))
+        command = self.registered_commands.get(match.group(1))
         if command is None:
             return None
         return command, (match.group(2) or "").strip()
@@ -127,7 +127,7 @@ class ExtensionRuntime:
     def command_items(self) -> list[dict[str, Any]]:
         """Entries for the `get_commands` response."""
         items = []
-        for command in self.commands.values():
+        for command in self.registered_commands.values():
             item: dict[str, Any] = {"name": command.name}
             if command.description:
                 item["description"] = command.description
@@ -136,9 +136,13 @@ class ExtensionRuntime:
             items.append(item)
         return items
 
+    def commands(self) -> list[dict[str, Any]]:
+        """Alias of `command_items` (the TUI's name for it)."""
+        return self.command_items()
+
     def complete_command(self, name: str, prefix: str) -> list[str]:
         """Argument completions of `/name` for `prefix` (empty when the command has no completer)."""
-        command = self.commands.get(name.lstrip("/"))
+        command = self.registered_commands.get(name.lstrip("/"))
         if command is None or command.complete is None:
             return []
         try:
