@@ -40,7 +40,8 @@ APP_KEYS: tuple[KeySpec, ...] = (
 EDITOR_KEYS: tuple[KeySpec, ...] = (
     KeySpec("tui.input.submit", ("enter",), "submit", "Send (steer while working)"),
     KeySpec("tui.input.newLine", ("shift+enter", "ctrl+j"), "newline", "New line"),
-    KeySpec("app.message.followUp", ("alt+enter",), "follow_up", "Queue a follow-up"),
+    # ctrl+f is the fallback: terminals without the kitty protocol send alt+enter as a plain enter.
+    KeySpec("app.message.followUp", ("alt+enter", "ctrl+f"), "follow_up", "Queue a follow-up"),
     KeySpec("tui.input.tab", ("tab",), "complete", "Complete path / command"),
 )
 
