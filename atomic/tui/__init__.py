@@ -8,7 +8,7 @@ if TYPE_CHECKING:
     from atomic.core.engine.options import SessionOptions
 
 
-def run_tui(options: SessionOptions) -> int:
+def run_tui(options: SessionOptions, initial_message: str | None = None, resume: bool = False) -> int:
     from atomic.tui.app import run_tui as _run
 
-    return _run(options)
+    return _run(options, initial_message=initial_message, resume=resume)

@@ -42,6 +42,8 @@ class AtomicApp(App[int]):
         clock: Callable[[], float] = time.monotonic,
         cursor_blink: bool = True,
         session: Any = None,
+        initial_message: str | None = None,
+        resume: bool = False,
     ) -> None:
         from atomic.core.paths import agent_dir as default_agent_dir
 
@@ -65,6 +67,8 @@ class AtomicApp(App[int]):
         self._last_escape = -10.0
         self.startup_error: str | None = None
         self._unsubscribe: Callable[[], None] | None = None
+        self.initial_message = initial_message
+        self.open_resume_picker = resume
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         # Any theme (also Textual's own, picked from the palette) gets Atomic's extra variables.
@@ -109,6 +113,10 @@ class AtomicApp(App[int]):
         self.show_startup()
         self.renderer.render_history(self.session.messages())
         self.after_state_change()
+        if self.open_resume_picker:
+            self.slash.open_screen("resume")
+        elif self.initial_message:
+            await self.input_flow.submit(self.initial_message, follow_up=False)
 
     # ------------------------------------------------------------------ state → chrome
 
@@ -316,9 +324,12 @@ class AtomicApp(App[int]):
         self.notify(f"Restored {len(texts)} queued message(s) to editor")
 
 
-def run_tui(options: SessionOptions) -> int:
-    """Run the interactive app until the user quits. Returns the process exit code."""
-    app = AtomicApp(options)
+def run_tui(options: SessionOptions, initial_message: str | None = None, resume: bool = False) -> int:
+    """Run the interactive app until the user quits. Returns the process exit code.
+
+    `initial_message` is sent as the first prompt; `resume` opens the session picker first.
+    """
+    app = AtomicApp(options, initial_message=initial_message, resume=resume)
     result = app.run()
     if app.startup_error is not None:
         return 1

@@ -300,3 +300,15 @@ async def test_fork_puts_the_message_back_in_the_editor(tmp_path: Path) -> None:
         await wait_for(lambda: app.session.store.session_id != old_id, pilot)
         await pilot.pause(0.1)
         assert app.editor.text in ("first question", "second question")
+
+
+async def test_initial_message_from_the_command_line_is_sent(tmp_path: Path) -> None:
+    from atomic.core.engine.options import SessionOptions
+    from atomic.core.providers.scripted import ScriptedProvider
+    from atomic.tui.app import AtomicApp
+
+    (tmp_path / "p").mkdir()
+    options = SessionOptions(cwd=tmp_path / "p", scripted=ScriptedProvider([{"text": "hi"}]))
+    app = AtomicApp(options, clock=lambda: 0.0, cursor_blink=False, initial_message="from argv")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(lambda: user_texts(app) == ["from argv"] and not app.session.is_streaming, pilot)
