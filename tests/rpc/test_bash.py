@@ -10,6 +10,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.rpc.conftest import StartRpc
 from tests.rpc.helpers import RecordingClient
 
@@ -122,7 +124,10 @@ async def test_abort_bash_with_unknown_id_still_answers(start_rpc: StartRpc) -> 
     assert response["success"] is True
 
 
-async def test_bash_racing_new_session_lands_in_original_session_once(start_rpc: StartRpc) -> None:
+@pytest.mark.parametrize("replace", ["new_session", "clone"])
+async def test_bash_racing_session_replacement_lands_in_original_session_once(
+    start_rpc: StartRpc, replace: str
+) -> None:
     client = await start_rpc([{"text": "first answer"}])
     await client.run_prompt("before the race")
     original = (await client.get_state())["sessionFile"]
@@ -130,7 +135,7 @@ async def test_bash_racing_new_session_lands_in_original_session_once(start_rpc:
         client.request({"id": "race", "type": "bash", "command": "echo early; sleep 0.4; echo late"})
     )
     await client.wait_for("bash_execution_update", predicate=lambda e: e.get("id") == "race")
-    assert (await client.call("new_session")) == {"cancelled": False}
+    assert (await client.call(replace)) == {"cancelled": False}
     replacement = (await client.get_state())["sessionFile"]
     assert replacement != original
     response = await asyncio.wait_for(bash, 10)
@@ -143,10 +148,11 @@ async def test_bash_racing_new_session_lands_in_original_session_once(start_rpc:
     assert len(stored) == 1
     assert stored[0]["message"]["command"] == "echo early; sleep 0.4; echo late"
     # The replacement session is not contaminated, in memory or on disk.
-    assert await client.get_messages() == []
+    carried = [] if replace == "new_session" else ["user", "assistant"]  # a clone starts with the history
+    assert [m["role"] for m in await client.get_messages()] == carried
     await client.run_prompt("in the new session")
     assert bash_entries(replacement) == []
-    assert [m["role"] for m in await client.get_messages()] == ["user", "assistant"]
+    assert [m["role"] for m in await client.get_messages()] == [*carried, "user", "assistant"]
     assert len(bash_entries(original)) == 1
 
 

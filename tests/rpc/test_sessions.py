@@ -263,6 +263,19 @@ async def test_get_fork_messages_and_fork(start_rpc: StartRpc) -> None:
     assert sum(1 for e in read_jsonl(original["sessionFile"]) if e["type"] == "message") == 4
 
 
+async def test_fork_at_first_message_gives_an_empty_child(start_rpc: StartRpc) -> None:
+    client = await start_rpc([{"text": "r1"}, {"text": "r2"}])
+    await two_prompts(client)
+    original = await client.get_state()
+    first_id = (await client.call("get_fork_messages"))["messages"][0]["entryId"]
+    assert await client.call("fork", entryId=first_id) == {"text": "first question", "cancelled": False}
+    forked = await client.get_state()
+    assert await client.get_messages() == []
+    assert read_jsonl(forked["sessionFile"])[0]["parentSession"] == original["sessionFile"]
+    await client.run_prompt("a different first question")
+    assert [m["role"] for m in await client.get_messages()] == ["user", "assistant"]
+
+
 async def test_fork_rejects_unknown_and_non_user_entries(start_rpc: StartRpc) -> None:
     client = await start_rpc()
     await client.run_prompt("only question")
