@@ -19,6 +19,9 @@ class WireModel(BaseModel):
         extra="allow",
         validate_assignment=False,
         ser_json_inf_nan="null",
+        # Build validators on first use: most event and message types never occur in a short run,
+        # and building them all at import costs a large share of start-up time.
+        defer_build=True,
     )
 
     _keep_null: ClassVar[frozenset[str]] = frozenset()

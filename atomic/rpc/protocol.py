@@ -10,7 +10,7 @@ from atomic.core.messages import ImageContent
 
 
 class Command(BaseModel):
-    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+    model_config = ConfigDict(extra="ignore", populate_by_name=True, defer_build=True)
     id: str | int | None = None
 
 

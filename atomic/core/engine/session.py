@@ -273,12 +273,16 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
         run = AgentRun(self)
         self._current_run = run
 
+        base_prompt = self.system_prompt
+
         async def runner() -> None:
             try:
                 if self.hooks.has("before_agent_start"):
                     await self._before_agent_start(pending)
                 await run.run(pending)
             finally:
+                # An extension's system prompt change lasts for this run only.
+                self.system_prompt = base_prompt
                 self._current_run = None
                 self._flush_deferred()
                 await self.after_run(run)

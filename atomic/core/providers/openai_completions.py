@@ -25,6 +25,7 @@ from atomic.core.messages import (
 from atomic.core.model_types import Model
 from atomic.core.providers.base import (
     Done,
+    ProviderError,
     ProviderEvent,
     StreamRequest,
     TextDelta,
@@ -38,7 +39,7 @@ from atomic.core.providers.base import (
     ToolCallStart,
     UsageUpdate,
 )
-from atomic.core.providers.errors import classify_error, stream_ended_early
+from atomic.core.providers.errors import classify_error, classify_status, stream_ended_early
 from atomic.core.providers.history import normalize_history
 from atomic.core.providers.streaming import close_quietly
 from atomic.core.providers.thinking_params import completions_params, default_max_tokens
@@ -326,22 +327,58 @@ def make_openai_client(request: StreamRequest) -> Any:
     return AsyncOpenAI(**options)
 
 
+class _Chunk:
+    """Attribute access over a decoded JSON object (what `_StreamState` reads with getattr)."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.__dict__.update(data)
+
+
+_DONE = object()
+
+
+def parse_sse_data(line: str) -> Any:
+    """One SSE line -> a chunk, `_DONE`, or None for comments, blank and non-data lines."""
+    if not line.startswith("data:"):
+        return None
+    data = line[5:].strip()
+    if not data:
+        return None
+    if data == "[DONE]":
+        return _DONE
+    chunk = json.loads(data, object_hook=_Chunk)
+    error = getattr(chunk, "error", None)
+    if error is not None:
+        message = getattr(error, "message", None) or str(error.__dict__ if hasattr(error, "__dict__") else error)
+        code = getattr(error, "code", None)
+        status = code if isinstance(code, int) else None
+        raise ProviderError(str(message), kind=classify_status(status, str(message)), status=status)
+    return chunk
+
+
 class OpenAICompletionsProvider:
     """`Provider` for api "openai-completions"."""
 
     async def stream(self, request: StreamRequest) -> AsyncIterator[ProviderEvent]:
         client: Any = None
-        sdk_stream: Any = None
         try:
             client = make_openai_client(request)
-            sdk_stream = await client.chat.completions.create(**sdk_arguments(build_body(request)))
-            state = _StreamState()
-            async for chunk in sdk_stream:
-                for event in state.handle(chunk):
-                    yield event
+            # The SDK sends the request (auth, base URL, headers, status errors); the SSE lines are read
+            # raw because building a pydantic chunk model per delta costs more than everything else.
+            raw = client.chat.completions.with_streaming_response.create(**sdk_arguments(build_body(request)))
+            async with raw as response:
+                state = _StreamState()
+                async for line in response.iter_lines():
+                    chunk = parse_sse_data(line)
+                    if chunk is None:
+                        continue
+                    if chunk is _DONE:
+                        break
+                    for event in state.handle(chunk):
+                        yield event
             for event in state.finish():
                 yield event
         except Exception as exc:  # CancelledError / GeneratorExit are BaseException: they pass through
             raise classify_error(exc, api_key=request.api_key) from exc
         finally:
-            await close_quietly(sdk_stream, client)
+            await close_quietly(client)
