@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Annotated, Any, ClassVar, Literal, Union
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field, TypeAdapter
 
@@ -44,9 +44,9 @@ class ToolCall(WireModel):
     arguments: dict[str, Any] = Field(default_factory=dict)
 
 
-UserContentBlock = Annotated[Union[TextContent, ImageContent], Field(discriminator="type")]
+UserContentBlock = Annotated[TextContent | ImageContent, Field(discriminator="type")]
 AssistantContentBlock = Annotated[
-    Union[TextContent, ThinkingContent, ToolCall], Field(discriminator="type")
+    TextContent | ThinkingContent | ToolCall, Field(discriminator="type")
 ]
 ToolResultBlock = UserContentBlock
 
@@ -149,14 +149,7 @@ class CompactionSummaryMessage(WireModel):
 
 
 AgentMessage = Annotated[
-    Union[
-        UserMessage,
-        AssistantMessage,
-        ToolResultMessage,
-        BashExecutionMessage,
-        CustomMessage,
-        CompactionSummaryMessage,
-    ],
+    UserMessage | AssistantMessage | ToolResultMessage | BashExecutionMessage | CustomMessage | CompactionSummaryMessage,
     Field(discriminator="role"),
 ]
 
