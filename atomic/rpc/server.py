@@ -85,7 +85,8 @@ class RpcServer:
             return
         try:
             command = parse_command(json.loads(text))
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
+            # RecursionError: a deeply nested line must be a parse error, not the end of the server.
             coro = self._reject("parse", None, f"Failed to parse command: {exc}")
         except CommandError as exc:
             coro = self._reject(exc.command, exc.request_id, exc.message)
