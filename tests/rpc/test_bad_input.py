@@ -176,3 +176,14 @@ async def test_stdout_carries_only_json_lines(
         assert raw.endswith(b"\n")
         decoded = json.loads(raw)
         assert isinstance(decoded, dict) and "type" in decoded
+
+
+async def test_deeply_nested_json_is_a_parse_error_not_a_crash(start_rpc: StartRpc) -> None:
+    client = await start_rpc()
+    before = len(client.responses)
+    client.send_raw("[" * 200_000 + "\n")
+    response = await next_response(client, before)
+    assert response["command"] == "parse" and response["success"] is False
+    assert response["error"].startswith("Failed to parse command: ")
+    await assert_still_serving(client)
+    assert await client.close() == 0
