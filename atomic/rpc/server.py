@@ -118,17 +118,24 @@ class RpcServer:
         reader = asyncio.StreamReader(limit=1 << 30)
         pipe = os.fdopen(stdin_fd, "rb", buffering=0, closefd=False)
         await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), pipe)
-        buffer = b""
+        # Pieces of the unfinished line; only each new chunk is searched for "\n", so a line of many
+        # megabytes (a big image) costs linear time rather than re-scanning and re-copying the buffer.
+        partial: list[bytes] = []
         while True:
             chunk = await reader.read(READ_CHUNK)
             if not chunk:
                 break
-            buffer += chunk
-            *lines, buffer = buffer.split(b"\n")
-            for line in lines:
+            start = 0
+            while (end := chunk.find(b"\n", start)) >= 0:
+                partial.append(chunk[start:end])
+                line = b"".join(partial)
+                partial.clear()
                 self.handle_line(line)
-        if buffer:
-            self.handle_line(buffer)
+                start = end + 1
+            if start < len(chunk):
+                partial.append(chunk[start:])
+        if partial:
+            self.handle_line(b"".join(partial))
         await self.shutdown()
 
     async def shutdown(self) -> None:
