@@ -131,6 +131,19 @@ async def test_torn_last_line_opens_and_later_appends_start_a_new_line(
     assert await client.get_last_assistant_text() == "appended answer"
 
 
+async def test_torn_last_line_is_reported_on_open(start_rpc: StartRpc, tmp_path: Path, work_dir: Path) -> None:
+    path = write_session(
+        tmp_path / "torn-open.jsonl",
+        [header("0000-torn2", work_dir), user_entry("u1", None, "kept")],
+        tail='{"type":"mess',
+    )
+    client = await start_rpc(None, "--session", str(path))
+    assert [m["content"] for m in await client.get_messages()] == ["kept"]
+    assert (await client.call("get_entries"))["leafId"] == "u1"
+    await client.close()
+    assert any("torn" in line and "torn-open.jsonl" in line for line in client.stderr_lines)
+
+
 async def test_ten_thousand_entry_file_get_entries_since_near_end(
     start_rpc: StartRpc, tmp_path: Path, work_dir: Path
 ) -> None:
