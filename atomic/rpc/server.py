@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import os
 import sys
 from typing import Any, BinaryIO
@@ -67,6 +68,9 @@ class RpcServer:
     def respond(self, command: str, request_id: Any, *, data: Any = NO_DATA, error: str | None = None) -> None:
         response: dict[str, Any] = {}
         if request_id is not None:
+            # JSON has no Infinity/NaN: an id like 1e999 is echoed as text rather than as invalid JSON.
+            if isinstance(request_id, float) and not math.isfinite(request_id):
+                request_id = str(request_id)
             response["id"] = request_id
         response["type"] = "response"
         response["command"] = command

@@ -98,7 +98,9 @@ async def test_tree_label_and_filter(tmp_path: Path) -> None:
         await pilot.pause()
         labelled = [n for n in _walk(app.session.get_tree()["tree"]) if n.get("label")]
         assert [(n["entry"]["id"], n["label"]) for n in labelled] == [(leaf, "checkpoint")]
-        assert app.session.store.leaf_id == leaf  # labelling never moves the position
+        # The label entry joins the chain right after the old position; the conversation is unchanged.
+        label_entry = app.session.store.by_id[app.session.store.leaf_id]
+        assert label_entry.type == "label" and label_entry.parent_id == leaf
         await pilot.press("f")  # no-tools
         await pilot.press("f")  # user-only
         assert [r.text for r in screen.rows] == ["user: one"]

@@ -148,18 +148,15 @@ class SessionControls:
     def set_label(self: AgentSession, entry_id: str, label: str | None) -> None:
         if entry_id not in self.store.by_id:
             raise ValueError(f"Entry not found: {entry_id}")
-        leaf = self.store.leaf_id
+        # Appended in the chain (like every entry) so the tree has no dead-end branches; the model never
+        # sees label entries.
         self.store.append("label", targetId=entry_id, label=label or None)
-        # Labels are annotations: they must not move the conversation's position.
-        self.store.set_leaf(leaf)
 
     def set_session_name(self: AgentSession, name: str) -> None:
         name = name.strip()
         if not name:
             raise ValueError("Session name cannot be empty")
-        leaf = self.store.leaf_id
         self.store.append("session_info", name=name)
-        self.store.set_leaf(leaf)
         self.emit(SessionInfoChanged(name=name))
 
     # -------------------------------------------------------------- stats
