@@ -129,3 +129,21 @@ async def test_auto_compaction_can_be_switched_off(make_session) -> None:
     await session.wait_idle()
     assert rec.of("compaction_start") == []
     assert json.dumps(session.get_state()["autoCompactionEnabled"]) == "false"
+
+
+async def test_abort_cancels_a_running_compaction(make_session) -> None:
+    import asyncio
+
+    script = [{"text": f"answer {i}"} for i in range(3)] + [{"text": "1,", "hang": True}]
+    session, _p, rec = await make_session(script)
+    await _history(session)
+    task = asyncio.ensure_future(session.compact())
+    while not session.is_compacting:
+        await asyncio.sleep(0.01)
+    await session.abort()
+    with pytest.raises(CompactionFailed, match="aborted"):
+        await task
+    end = rec.of("compaction_end")[-1]
+    assert end["aborted"] is True and end["result"] is None
+    assert not session.is_compacting
+    assert not any(e["type"] == "compaction" for e in session.store.entries_since(None))
