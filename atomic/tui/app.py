@@ -9,7 +9,7 @@ from typing import Any
 from textual.app import App, ComposeResult
 from textual.widgets import TextArea
 
-from atomic.core.engine.options import SessionOptions
+from atomic.core.engine.options import SessionOptions  # a plain dataclass: cheap to import
 from atomic.tui.commands import BUILTIN_COMMANDS, SlashCommandProvider, SlashCommands
 from atomic.tui.completion import MAX_ITEMS, CompletionItem, CompletionPopup, FileIndex, find_context, rank
 from atomic.tui.conversation import Conversation, StartupHeader
@@ -23,6 +23,7 @@ from atomic.tui.renderer import ConversationRenderer
 from atomic.tui.theme import DARK, LIGHT, theme_name_for
 
 DOUBLE_PRESS_S = 1.0
+_NEEDS_SESSION = {"select_model", "cycle_model", "cycle_model_back", "cycle_thinking", "dequeue"}
 
 
 class AtomicApp(App[int]):
@@ -44,6 +45,7 @@ class AtomicApp(App[int]):
         session: Any = None,
         initial_message: str | None = None,
         resume: bool = False,
+        defer_session_start: bool | None = None,
     ) -> None:
         from atomic.core.paths import agent_dir as default_agent_dir
 
@@ -69,6 +71,9 @@ class AtomicApp(App[int]):
         self._unsubscribe: Callable[[], None] | None = None
         self.initial_message = initial_message
         self.open_resume_picker = resume
+        # In a real terminal the chrome is painted first and the engine loads right after (None: when not headless).
+        self.defer_session_start = defer_session_start
+        self.session_ready = False
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         # Any theme (also Textual's own, picked from the palette) gets Atomic's extra variables.
@@ -97,6 +102,17 @@ class AtomicApp(App[int]):
             self.set_keymap({spec.id: ",".join(self.keys.keys_for(spec.id)) for spec in APP_KEYS})
         self.editor.cursor_blink = self.cursor_blink_enabled
         self.editor.focus()
+        defer = self.defer_session_start if self.defer_session_start is not None else not self.is_headless
+        if self.session is None and defer:
+            # Importing the engine and reading settings and the session file takes longer than painting:
+            # show the chrome at once (the editor already accepts typing) and start the engine after that frame.
+            self.footer.set_starting()
+            self.call_after_refresh(self.run_worker, self.start_session(), group="startup")
+            return
+        await self.start_session()
+
+    async def start_session(self) -> None:
+        """Create the engine session (unless one was given) and show it."""
         if self.session is None:
             from atomic.core.engine.factory import StartupError, create_session
 
@@ -113,6 +129,7 @@ class AtomicApp(App[int]):
         self.show_startup()
         self.renderer.render_history(self.session.messages())
         self.after_state_change()
+        self.session_ready = True
         if self.open_resume_picker:
             self.slash.open_screen("resume")
         elif self.initial_message:
@@ -251,6 +268,8 @@ class AtomicApp(App[int]):
         # App keys are priority bindings; on a modal screen they step aside so the screen gets them.
         if action in {spec.action for spec in APP_KEYS} and len(self.screen_stack) > 1:
             return False
+        if self.session is None and action in _NEEDS_SESSION:
+            return False  # the engine is still starting
         return True
 
     async def action_interrupt(self) -> None:

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from atomic.core.events import Event
-
 if TYPE_CHECKING:
+    from atomic.core.events import Event
     from atomic.tui.app import AtomicApp
 
 # A turn at least this long rings the bell at its end (setting bellOnTurnEnd).

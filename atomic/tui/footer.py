@@ -46,6 +46,10 @@ class StatusFooter(Static):
         self.stats: dict[str, Any] = {}
         self.model_text = ""
 
+    def set_starting(self) -> None:
+        """Shown for the few frames between the first paint and the engine being ready."""
+        self.update(Content.styled("starting…", "$text-muted"))
+
     def set_location(self, cwd: Path, branch: str | None, session_name: str | None) -> None:
         self.cwd_text = tilde_path(cwd)
         self.branch = branch

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from atomic.core.engine.session import PromptRejected
 from atomic.tui.conversation import BashView
 
 if TYPE_CHECKING:
@@ -24,6 +23,8 @@ class InputFlow:
         app, session, editor = self.app, self.app.session, self.app.editor
         if session is None or not text.strip():
             return
+        from atomic.core.engine.session import PromptRejected  # loaded with the engine, after first paint
+
         editor.prompt_history.add(editor.text)
         editor.clear_all()
         app.completion.close()

@@ -7,18 +7,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from atomic.core.messages import (
-    AssistantMessage,
-    BashExecutionMessage,
-    CompactionSummaryMessage,
-    CustomMessage,
-    TextContent,
-    ThinkingContent,
-    ToolCall,
-    ToolResultMessage,
-    UserMessage,
-    user_text,
-)
 from atomic.tui.conversation import (
     AssistantText,
     BashView,
@@ -42,13 +30,14 @@ class ConversationRenderer:
     # ------------------------------------------------------------------ live events
 
     def on_message_start(self, message: Any) -> None:
-        if isinstance(message, AssistantMessage):
+        from atomic.core import messages as m  # lazy: the first paint does not wait for the engine
+        if isinstance(message, m.AssistantMessage):
             self._close_blocks()
             self.blocks = {}
-        elif isinstance(message, UserMessage):
-            self.conversation.add(UserMessageView(user_text(message)))
-        elif isinstance(message, CustomMessage) and message.display:
-            self.conversation.add(NoteMessage(user_text(message)))
+        elif isinstance(message, m.UserMessage):
+            self.conversation.add(UserMessageView(m.user_text(message)))
+        elif isinstance(message, m.CustomMessage) and message.display:
+            self.conversation.add(NoteMessage(m.user_text(message)))
 
     def on_assistant_event(self, event: Any) -> None:
         kind = event.type
@@ -78,7 +67,8 @@ class ConversationRenderer:
             self._card(str(call.get("id", "")), str(call.get("name", "")), call.get("arguments"))
 
     def on_message_end(self, message: Any) -> None:
-        if not isinstance(message, AssistantMessage):
+        from atomic.core import messages as m  # lazy: the first paint does not wait for the engine
+        if not isinstance(message, m.AssistantMessage):
             return
         self._close_blocks()
         if message.stop_reason == "error":
@@ -132,27 +122,28 @@ class ConversationRenderer:
             self._render_settled(message)
 
     def _render_settled(self, message: Any) -> None:
+        from atomic.core import messages as m  # lazy: the first paint does not wait for the engine
         add = self.conversation.add
-        if isinstance(message, UserMessage):
-            add(UserMessageView(user_text(message)))
-        elif isinstance(message, AssistantMessage):
+        if isinstance(message, m.UserMessage):
+            add(UserMessageView(m.user_text(message)))
+        elif isinstance(message, m.AssistantMessage):
             for block in message.content:
-                if isinstance(block, TextContent) and block.text.strip():
+                if isinstance(block, m.TextContent) and block.text.strip():
                     add(AssistantText(block.text))
-                elif isinstance(block, ThinkingContent) and block.thinking.strip():
+                elif isinstance(block, m.ThinkingContent) and block.thinking.strip():
                     add(ThinkingBlock(block.thinking))
-                elif isinstance(block, ToolCall):
+                elif isinstance(block, m.ToolCall):
                     self._card(block.id, block.name, block.arguments)
             if message.stop_reason == "error":
                 add(NoteMessage(f"Error: {message.error_message or 'unknown error'}", "error"))
-        elif isinstance(message, ToolResultMessage):
+        elif isinstance(message, m.ToolResultMessage):
             wire = {"content": [b.to_wire() for b in message.content], "details": message.details}
             self._card(message.tool_call_id, message.tool_name, None).finish(wire, message.is_error)
-        elif isinstance(message, BashExecutionMessage):
+        elif isinstance(message, m.BashExecutionMessage):
             view = BashView(message.command, bool(message.exclude_from_context))
             add(view)
             view.call_after_refresh(view.finish, message.output, message.exit_code, message.cancelled)
-        elif isinstance(message, CompactionSummaryMessage):
+        elif isinstance(message, m.CompactionSummaryMessage):
             add(NoteMessage(f"Context compacted ({message.tokens_before} tokens summarized)"))
-        elif isinstance(message, CustomMessage) and message.display:
-            add(NoteMessage(user_text(message)))
+        elif isinstance(message, m.CustomMessage) and message.display:
+            add(NoteMessage(m.user_text(message)))
