@@ -31,7 +31,8 @@ class Model(WireModel):
     context_window: int = 128000
     max_tokens: int = 16384
     cost: ModelCost = Field(default_factory=ModelCost)
-    headers: dict[str, str] | None = None
+    # Header values may be secrets (or name them): used for requests, never written to the wire.
+    headers: dict[str, str] | None = Field(default=None, exclude=True)
     compat: dict[str, Any] | None = None
     # level -> provider value; None marks a level the model does not support.
     thinking_level_map: dict[str, str | None] | None = None

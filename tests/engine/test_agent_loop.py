@@ -239,3 +239,16 @@ async def test_direct_bash_output_reaches_the_model_with_the_next_prompt(make_se
     texts = [m.content for m in provider.requests[0].messages if isinstance(m, UserMessage)]
     assert texts[0].startswith("Ran `echo visible; echo problem >&2`\n```\nvisible")
     assert not any("secret" in t for t in texts if isinstance(t, str))
+
+
+async def test_persisted_thinking_level_is_saved_per_model(make_session, agent_dir: Path) -> None:
+    import json
+
+    session, _p, _rec = await make_session([])
+    data = session.set_thinking_level("high", persist=True)
+    assert data == {"level": "high", "provider": "scripted", "modelId": "scripted-model"}
+    saved = json.loads((agent_dir / "settings.json").read_text())
+    assert saved["defaultThinkingLevel"] == "high"
+    assert saved["modelThinkingLevels"] == {"scripted/scripted-model": "high"}
+    session.set_thinking_level("low")
+    assert json.loads((agent_dir / "settings.json").read_text())["defaultThinkingLevel"] == "high"

@@ -170,7 +170,7 @@ async def create_session(options: SessionOptions) -> AgentSession:
     if session.model is not None:
         wanted = options.thinking or level
         if wanted is None and not (resumed and session.thinking_level != "off"):
-            wanted = settings.settings.default_thinking_level or "medium"
+            wanted = session.saved_level_for(session.model) or settings.settings.default_thinking_level or "medium"
         if wanted is not None:
             session.thinking_level = clamp_level(session.model, wanted)
         if not resumed or not store.records:

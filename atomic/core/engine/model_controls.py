@@ -13,6 +13,8 @@ if TYPE_CHECKING:
     from atomic.core.engine.session import AgentSession
 
 SCRIPTED_PROVIDER = "scripted"
+# Settings key holding per-model thinking levels: {"provider/model-id": "high"}.
+MODEL_LEVELS_KEY = "modelThinkingLevels"
 
 
 class NoModelError(Exception):
@@ -127,6 +129,10 @@ class ModelControls:
         wanted = self.thinking_level
         if previous is not None and not previous.reasoning and model.reasoning:
             wanted = self.settings.default_thinking_level or "medium"
+        # A level saved for this very model (set_thinking_level with persist) wins.
+        saved = self.saved_level_for(model)
+        if saved is not None:
+            wanted = saved
         level = clamp_level(model, wanted)
         if level != self.thinking_level:
             self.thinking_level = level
@@ -176,6 +182,12 @@ class ModelControls:
             self._persist_model()
         return {"model": model.to_wire(), "thinkingLevel": self.thinking_level, "isScoped": bool(scoped)}
 
+    def saved_level_for(self: AgentSession, model: Model) -> str | None:
+        levels = self.settings_manager.raw().get(MODEL_LEVELS_KEY)
+        if isinstance(levels, dict) and isinstance(levels.get(model.key), str):
+            return levels[model.key]
+        return None
+
     def set_thinking_level(self: AgentSession, level: str, persist: bool = False) -> dict[str, Any]:
         from atomic.core.models.thinking import clamp_level
         from atomic.core.providers.base import THINKING_LEVELS
@@ -191,7 +203,12 @@ class ModelControls:
             if self.hooks.has("thinking_level_select"):
                 self.hooks.emit_nowait("thinking_level_select", {"level": effective, "previousLevel": previous})
         if persist:
-            self.settings_manager.update({"defaultThinkingLevel": effective})
+            changes: dict[str, Any] = {"defaultThinkingLevel": effective}
+            if self.model is not None:
+                levels = dict(self.settings_manager.raw().get(MODEL_LEVELS_KEY) or {})
+                levels[self.model.key] = effective
+                changes[MODEL_LEVELS_KEY] = levels
+            self.settings_manager.update(changes)
         data: dict[str, Any] = {"level": effective}
         if self.model is not None:
             data["provider"] = self.model.provider

@@ -160,6 +160,8 @@ class ModelRegistry:
                 )
                 continue
             current = models[index].to_wire()
+            # Headers are kept off the wire (they may hold secrets), so carry them over explicitly.
+            current["headers"] = models[index].headers
             for key, value in override.items():
                 if key in ("cost", "headers", "compat"):
                     current[key] = {**(current.get(key) or {}), **value}
