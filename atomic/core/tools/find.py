@@ -10,7 +10,7 @@ from atomic.core.tools.base import Tool, ToolContext, ToolError, ToolOutput
 from atomic.core.tools.glob_match import compile_glob
 from atomic.core.tools.ignore_walk import walk
 from atomic.core.tools.path_utils import resolve_path
-from atomic.core.tools.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
+from atomic.core.tools.truncate import DEFAULT_MAX_BYTES, listing_text
 
 DEFAULT_FIND_LIMIT = 1000
 
@@ -84,16 +84,9 @@ class FindTool(Tool):
         if not paths:
             return ToolOutput.text("No files found matching pattern")
 
-        truncation = truncate_head("\n".join(paths), max_lines=10**12)
-        notices: list[str] = []
-        details: dict[str, Any] = {}
-        if limit_reached:
-            notices.append(f"{limit} results limit reached. Use limit={limit * 2} for more, or refine pattern")
-            details["resultLimitReached"] = limit
-        if truncation.truncated:
-            notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
-            details["truncation"] = truncation.to_wire()
-        text = truncation.content
-        if notices:
-            text += f"\n\n[{'. '.join(notices)}]"
-        return ToolOutput.text(text, details or None)
+        text, details = listing_text(
+            paths,
+            limit_notice=f"{limit} results limit reached. Use limit={limit * 2} for more, or refine pattern" if limit_reached else None,
+            limit_detail=("resultLimitReached", limit) if limit_reached else None,
+        )
+        return ToolOutput.text(text, details)

@@ -10,7 +10,7 @@ from typing import Any
 from atomic.core.tools.base import Tool, ToolContext, ToolError, ToolOutput
 from atomic.core.tools.find import parse_limit
 from atomic.core.tools.path_utils import resolve_path
-from atomic.core.tools.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
+from atomic.core.tools.truncate import DEFAULT_MAX_BYTES, listing_text
 
 DEFAULT_LS_LIMIT = 500
 
@@ -64,16 +64,9 @@ class LsTool(Tool):
         if not entries:
             return ToolOutput.text("(empty directory)")
 
-        truncation = truncate_head("\n".join(entries), max_lines=10**12)
-        notices: list[str] = []
-        details: dict[str, Any] = {}
-        if limit_reached:
-            notices.append(f"{limit} entries limit reached. Use limit={limit * 2} for more")
-            details["entryLimitReached"] = limit
-        if truncation.truncated:
-            notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
-            details["truncation"] = truncation.to_wire()
-        text = truncation.content
-        if notices:
-            text += f"\n\n[{'. '.join(notices)}]"
-        return ToolOutput.text(text, details or None)
+        text, details = listing_text(
+            entries,
+            limit_notice=f"{limit} entries limit reached. Use limit={limit * 2} for more" if limit_reached else None,
+            limit_detail=("entryLimitReached", limit) if limit_reached else None,
+        )
+        return ToolOutput.text(text, details)

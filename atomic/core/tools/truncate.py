@@ -182,3 +182,22 @@ def tail_notice(truncation: Truncation, full_output_path: str | None, last_line_
         f"\n\n[Showing lines {start_line}-{end_line} of {end_line} "
         f"({format_size(truncation.max_bytes)} limit). {where}]"
     )
+
+
+def listing_text(
+    items: list[str], *, limit_notice: str | None, limit_detail: tuple[str, int] | None
+) -> tuple[str, dict[str, Any] | None]:
+    """A one-item-per-line listing (find, ls) cut to the byte limit, with its notices and details."""
+    truncation = truncate_head("\n".join(items), max_lines=10**12)
+    notices: list[str] = []
+    details: dict[str, Any] = {}
+    if limit_notice and limit_detail:
+        notices.append(limit_notice)
+        details[limit_detail[0]] = limit_detail[1]
+    if truncation.truncated:
+        notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
+        details["truncation"] = truncation.to_wire()
+    text = truncation.content
+    if notices:
+        text += f"\n\n[{'. '.join(notices)}]"
+    return text, details or None
