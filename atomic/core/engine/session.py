@@ -7,7 +7,6 @@ runs the agent loop as a background task. Listeners get every engine event in or
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -394,12 +393,3 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
         if self.hooks.has("session_shutdown"):
             await self.hooks.emit("session_shutdown", {"reason": "quit"})
 
-
-def default_agent_dir() -> Path:
-    from atomic.core.paths import agent_dir
-
-    return agent_dir()
-
-
-def is_test_environment() -> bool:
-    return os.environ.get("ATOMIC_TEST") == "1"
