@@ -252,3 +252,27 @@ async def test_persisted_thinking_level_is_saved_per_model(make_session, agent_d
     assert saved["modelThinkingLevels"] == {"scripted/scripted-model": "high"}
     session.set_thinking_level("low")
     assert json.loads((agent_dir / "settings.json").read_text())["defaultThinkingLevel"] == "high"
+
+
+async def test_abort_continues_messages_that_stay_queued(make_session) -> None:
+    session, provider, rec = await make_session([{"text": "long", "hang": True}, {"text": "handled the steer"}])
+    await session.prompt("first")
+    await wait_for(lambda: any(e["assistantMessageEvent"]["type"] == "text_delta" for e in rec.of("message_update")))
+    await session.steer("then this")
+    await session.abort()
+    assert rec.of("message_end")[-1]["message"]["stopReason"] == "aborted"
+    await wait_for(lambda: rec.types().count("agent_end") == 2)
+    assert session.last_assistant_text() == "handled the steer"
+    assert provider.requests[-1].messages[-1].content == "then this"
+
+
+async def test_new_session_keeps_queue_without_running_it(make_session) -> None:
+    session, _p, rec = await make_session([{"text": "long", "hang": True}])
+    await session.prompt("first")
+    await wait_for(lambda: any(e["assistantMessageEvent"]["type"] == "text_delta" for e in rec.of("message_update")))
+    await session.follow_up("later")
+    assert await session.new_session()
+    await asyncio.sleep(0.05)
+    assert not session.is_streaming
+    assert session.follow_ups.texts() == ["later"]
+    assert session.messages() == []

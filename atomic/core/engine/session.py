@@ -314,8 +314,11 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
         while self._run_task is not None and not self._run_task.done():
             await asyncio.shield(self._run_task)
 
-    async def abort(self) -> None:
-        """Cancel the stream, tools, retry wait and compaction; return when idle."""
+    async def abort(self, continue_queue: bool = True) -> None:
+        """Cancel the stream, tools, retry wait and compaction; return when idle.
+
+        Messages still queued afterwards run next (`continue_queue`), unless the caller is about to
+        replace or close the session: then they stay queued for the next prompt."""
         self.cancel_compaction()
         task = self._run_task
         if task is not None and not task.done():
@@ -329,7 +332,7 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
                 if not task.done():
                     raise
         await self.wait_compaction_idle()
-        if len(self.steering) or len(self.follow_ups):
+        if continue_queue and (len(self.steering) or len(self.follow_ups)):
             # "abort continues queued messages": what is still queued runs next, after the response.
             asyncio.get_running_loop().call_soon(self._continue_queued)
 
@@ -388,7 +391,7 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
         return state
 
     async def shutdown(self) -> None:
-        await self.abort()
+        await self.abort(continue_queue=False)
         await self.shutdown_bash()
         if self.hooks.has("session_shutdown"):
             await self.hooks.emit("session_shutdown", {"reason": "quit"})

@@ -19,7 +19,7 @@ class SessionControls:
 
     async def _replace_store(self: AgentSession, store: SessionStore, reason: str) -> None:
         if self.is_streaming:
-            await self.abort()
+            await self.abort(continue_queue=False)
         previous = self.store.path
         self.store = store
         self.reload_context()
