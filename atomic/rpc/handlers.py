@@ -215,6 +215,29 @@ async def extension_ui_response(s: AgentSession, c: p.ExtensionUiResponse, _x: H
     return NO_DATA
 
 
+async def import_session(s: AgentSession, c: p.ImportSession, _x: HandlerContext) -> Any:
+    return {"cancelled": not await s.import_session(c.input_path)}
+
+
+async def set_label(s: AgentSession, c: p.SetLabel, _x: HandlerContext) -> Any:
+    s.set_label(c.entry_id, c.label)
+    return NO_DATA
+
+
+async def navigate_tree(s: AgentSession, c: p.NavigateTree, _x: HandlerContext) -> Any:
+    text = await s.navigate_to(c.target_id)
+    data: dict[str, Any] = {"cancelled": False}
+    if text is not None:
+        data["editorText"] = text
+    return data
+
+
+async def abort_compaction(s: AgentSession, _c: p.AbortCompaction, _x: HandlerContext) -> Any:
+    s.cancel_compaction()
+    await s.wait_compaction_idle()
+    return NO_DATA
+
+
 HANDLERS: dict[str, Handler] = {
     "prompt": prompt,
     "steer": steer,
@@ -251,4 +274,9 @@ HANDLERS: dict[str, Handler] = {
     "set_session_name": set_session_name,
     "get_commands": get_commands,
     "extension_ui_response": extension_ui_response,
+    # Beyond the protocol document, as the TypeScript Atomic offers them.
+    "import_session": import_session,
+    "set_label": set_label,
+    "navigate_tree": navigate_tree,
+    "abort_compaction": abort_compaction,
 }

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import operator
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
@@ -176,6 +178,26 @@ class SetSessionName(Command):
     name: str
 
 
+class ImportSession(Command):
+    type: Literal["import_session"]
+    input_path: str = Field(alias="inputPath")
+
+
+class SetLabel(Command):
+    type: Literal["set_label"]
+    entry_id: str = Field(alias="entryId")
+    label: str | None = None
+
+
+class NavigateTree(Command):
+    type: Literal["navigate_tree"]
+    target_id: str | None = Field(alias="targetId")
+
+
+class AbortCompaction(Command):
+    type: Literal["abort_compaction"]
+
+
 class GetCommands(Command):
     type: Literal["get_commands"]
 
@@ -187,14 +209,21 @@ class ExtensionUiResponse(Command):
     cancelled: bool | None = None
 
 
-AnyCommand = Annotated[
-    Prompt | Steer | FollowUp | Abort | ClearQueue | NewSession | GetState | GetMessages | SetModel | CycleModel | GetAvailableModels | LogoutProvider | SetThinkingLevel | CycleThinkingLevel | GetAvailableThinkingLevels | SetSteeringMode | SetFollowUpMode | Compact | SetAutoCompaction | SetAutoRetry | AbortRetry | Bash | AbortBash | GetSessionStats | ExportHtml | SwitchSession | Fork | Clone | GetForkMessages | GetEntries | GetTree | GetLastAssistantText | SetSessionName | GetCommands | ExtensionUiResponse,
-    Field(discriminator="type"),
-]
+COMMAND_MODELS: tuple[type[Command], ...] = (
+    Prompt, Steer, FollowUp, Abort, ClearQueue, NewSession, GetState, GetMessages, SetModel, CycleModel,
+    GetAvailableModels, LogoutProvider, SetThinkingLevel, CycleThinkingLevel, GetAvailableThinkingLevels,
+    SetSteeringMode, SetFollowUpMode, Compact, SetAutoCompaction, SetAutoRetry, AbortRetry, Bash, AbortBash,
+    GetSessionStats, ExportHtml, SwitchSession, Fork, Clone, GetForkMessages, GetEntries, GetTree,
+    GetLastAssistantText, SetSessionName, GetCommands, ExtensionUiResponse,
+    # Beyond the protocol document, as the TypeScript Atomic offers them.
+    ImportSession, SetLabel, NavigateTree, AbortCompaction,
+)  # fmt: skip
+
+AnyCommand = Annotated[functools.reduce(operator.or_, COMMAND_MODELS), Field(discriminator="type")]
 
 COMMAND_TYPES: frozenset[str] = frozenset(
     m.model_fields["type"].annotation.__args__[0]  # type: ignore[union-attr]
-    for m in AnyCommand.__origin__.__args__  # type: ignore[attr-defined]
+    for m in COMMAND_MODELS
 )
 
 _adapter: TypeAdapter[Any] = TypeAdapter(AnyCommand)

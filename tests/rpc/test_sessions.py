@@ -517,3 +517,35 @@ async def test_no_session_mode_keeps_everything_in_memory(start_rpc: StartRpc, a
     assert "sessionFile" not in await client.get_state()
     assert len(await client.get_messages()) == 2
     assert not (agent_dir / "sessions").exists() or not any((agent_dir / "sessions").rglob("*.jsonl"))
+
+
+async def test_import_label_and_navigate_tree_extras(start_rpc, work_dir) -> None:
+    client = await start_rpc([{"text": "one"}, {"text": "two"}])
+    await client.run_prompt("first")
+    await client.run_prompt("second")
+    state = await client.get_state()
+    original = state["sessionFile"]
+    forks = (await client.call("get_fork_messages"))["messages"]
+    data = await client.call("navigate_tree", targetId=forks[1]["entryId"])
+    assert data == {"cancelled": False, "editorText": "second"}
+    assert [m["role"] for m in await client.get_messages()] == ["user", "assistant"]
+    await client.call("set_label", entryId=forks[0]["entryId"], label="start")
+    tree = (await client.call("get_tree"))["tree"]
+    assert tree[0]["entry"]["type"] == "model_change"
+    labelled = []
+    stack = list(tree)
+    while stack:
+        node = stack.pop()
+        if node.get("label"):
+            labelled.append((node["entry"]["id"], node["label"]))
+        stack.extend(node["children"])
+    assert labelled == [(forks[0]["entryId"], "start")]
+    assert (await client.call("import_session", inputPath=original)) == {"cancelled": False}
+    imported = await client.get_state()
+    assert imported["sessionFile"] != original and imported["sessionId"] != state["sessionId"]
+    # The import keeps every branch and the position (after the label, on the first branch).
+    assert [m["role"] for m in await client.get_messages()] == ["user", "assistant"]
+    entries = (await client.call("get_entries"))["entries"]
+    assert sum(e["type"] == "message" and e["message"]["role"] == "user" for e in entries) == 2
+    response = await client.request({"type": "import_session", "inputPath": str(work_dir / "missing.jsonl")})
+    assert response["success"] is False and "missing.jsonl" in response["error"]

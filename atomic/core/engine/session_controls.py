@@ -68,6 +68,23 @@ class SessionControls:
         await self._replace_store(store, "resume")
         return True
 
+    async def import_session(self: AgentSession, input_path: str) -> bool:
+        """Copy a session file (every branch) into this folder's sessions and continue there."""
+        source_path = Path(input_path).expanduser()
+        if not source_path.is_absolute():
+            source_path = self.cwd / source_path
+        source = SessionStore.open(source_path)
+        payload = {"reason": "import", "targetSessionFile": str(source_path)}
+        if await self.hooks.cancelled("session_before_switch", payload):
+            return False
+        store = SessionStore.create(self.session_dir, self.cwd, str(source_path))
+        for record in source.records:
+            store.append_existing(dict(record.data))
+        store.set_leaf(source.leaf_id)
+        store.flush()
+        await self._replace_store(store, "import")
+        return True
+
     async def fork(self: AgentSession, entry_id: str) -> tuple[str, bool]:
         """A new session holding the path up to just before the user message `entry_id`."""
         record = self.store.by_id.get(entry_id)
