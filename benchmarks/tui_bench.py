@@ -14,8 +14,8 @@ Method
   also turned into terminal bytes (`render_segments`, the work a real driver does) and timed. A key event
   is posted to the app the way the driver posts it; the clock stops at the end of the first frame in which
   the editor holds the new character. Keys are sent every ~40 ms while the scenario runs.
-- Frame time: the duration of each wrapped `_display` call (compositor update plus segment rendering),
-  plus the event-loop lag (how late a 10 ms ticker wakes up), which is what delays a keypress.
+- Frame time: the duration of each screen update (`Screen._on_timer_update`: layout when needed, compositor
+  update, segment rendering), plus the event-loop lag (how late a 10 ms ticker wakes up), which is what delays a keypress.
 - Scenarios: (a) a ~50,000-token reply (~200 KB of markdown: headings, prose, lists, code fences, tables)
   streamed by the scripted provider in 32-char chunks with a 1 ms delay; (b) a 5,000-entry session
   (2,500 user + 2,500 assistant messages) opened with SessionOptions(session=path).
@@ -155,20 +155,26 @@ class FrameProbe:
         self.frames_ms: list[float] = []
         self.echo_ms: list[float] = []
         self.pending: tuple[float, str] | None = None  # (sent at, editor text expected)
-        original = app._display
+        original_display = app._display
+        screen = app.screen
+        original_frame = screen._on_timer_update
 
         def display(screen: Any, renderable: Any) -> None:
-            started = time.perf_counter()
-            original(screen, renderable)
+            original_display(screen, renderable)
             if renderable is not None and hasattr(renderable, "render_segments"):
-                renderable.render_segments(app.console)
-            now = time.perf_counter()
-            self.frames_ms.append((now - started) * 1000)
+                renderable.render_segments(app.console)  # what the real driver does with a frame
             if self.pending is not None and app.editor.text == self.pending[1]:
-                self.echo_ms.append((now - self.pending[0]) * 1000)
+                self.echo_ms.append((time.perf_counter() - self.pending[0]) * 1000)
                 self.pending = None
 
+        def frame() -> None:
+            started = time.perf_counter()
+            original_frame()
+            self.frames_ms.append((time.perf_counter() - started) * 1000)
+
         app._display = display
+        screen._on_timer_update = frame
+        screen._update_timer._callback = frame
 
     async def type_keys(self, stop: asyncio.Event, interval: float = 0.04, limit: int = 400) -> None:
         from textual import events
