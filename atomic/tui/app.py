@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from typing import Any
@@ -23,7 +24,8 @@ from atomic.tui.renderer import ConversationRenderer
 from atomic.tui.theme import DARK, LIGHT, theme_name_for
 
 DOUBLE_PRESS_S = 1.0
-_NEEDS_SESSION = {"select_model", "cycle_model", "cycle_model_back", "cycle_thinking", "dequeue"}
+_NEEDS_SESSION = {"select_model", "cycle_model", "cycle_model_back", "cycle_thinking", "dequeue", "copy_last", "copy_code"}
+_CODE_FENCE = re.compile(r"^(```|~~~)[^\n]*\n(.*?)^\1\s*$", re.MULTILINE | re.DOTALL)
 
 
 class AtomicApp(App[int]):
@@ -74,6 +76,14 @@ class AtomicApp(App[int]):
         # In a real terminal the chrome is painted first and the engine loads right after (None: when not headless).
         self.defer_session_start = defer_session_start
         self.session_ready = False
+        # None until the terminal reports focus changes (not every terminal does).
+        self.terminal_focused: bool | None = None
+
+    def on_app_focus(self) -> None:
+        self.terminal_focused = True
+
+    def on_app_blur(self) -> None:
+        self.terminal_focused = False
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         # Any theme (also Textual's own, picked from the palette) gets Atomic's extra variables.
@@ -154,7 +164,9 @@ class AtomicApp(App[int]):
         self.footer.set_location(session.cwd, self.git_branch, session.store.name())
         self.refresh_model()
         self.footer.set_stats(session.session_stats())
-        self.queue_panel.set_queue(session.steering.texts(), session.follow_ups.texts())
+        self.queue_panel.set_queue(
+            session.steering.texts(), [*session.follow_ups.texts(), *self.input_flow.after_compaction]
+        )
         self.apply_settings()
 
     def refresh_model(self) -> None:
@@ -207,6 +219,9 @@ class AtomicApp(App[int]):
         except Exception:
             return []
 
+    def _extension_command_names(self) -> set[str]:
+        return {str(c["name"]) for c in self.extension_commands()}
+
     def show_error(self, text: str) -> None:
         self.renderer.note(text, "error")
 
@@ -226,9 +241,19 @@ class AtomicApp(App[int]):
         if self.session is None:
             return
         row, column = self.editor.cursor_location
-        context = find_context(self.editor.text, row, column)
+        context = find_context(self.editor.text, row, column, self._extension_command_names())
         if context is None:
             self.completion.close()
+            return
+        if context.kind == "args":
+            extensions = getattr(self.session, "extensions", None)
+            complete = getattr(extensions, "complete_command", None)
+            try:
+                values = complete(context.command, context.query) if callable(complete) else []
+            except Exception:
+                values = []
+            items = [CompletionItem(str(v), str(v)) for v in values[:MAX_ITEMS]]
+            self.completion.open_with(items, context)
             return
         if context.kind == "slash":
             items = [CompletionItem(f"/{name} ", f"/{name}", desc) for name, desc in BUILTIN_COMMANDS]
@@ -333,9 +358,22 @@ class AtomicApp(App[int]):
     def action_toggle_tools(self) -> None:
         self.conversation.toggle_class("-tools-expanded")
 
+    async def action_copy_last(self) -> None:
+        await self.slash.run("/copy")
+
+    def action_copy_code(self) -> None:
+        text = self.session.last_assistant_text() or ""
+        blocks = [match.group(2) for match in _CODE_FENCE.finditer(text)]
+        if not blocks:
+            self.notify("No code block in the last reply", severity="warning")
+            return
+        self.copy_to_clipboard(blocks[-1].rstrip("\n"))
+        self.notify("Copied the code block to the clipboard")
+
     def action_dequeue(self) -> None:
         cleared = self.session.clear_queue()
-        texts = [*cleared["steering"], *cleared["followUp"]]
+        texts = [*cleared["steering"], *cleared["followUp"], *self.input_flow.after_compaction]
+        self.input_flow.after_compaction = []
         if not texts:
             self.notify("No queued messages to restore")
             return

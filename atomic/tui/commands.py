@@ -111,10 +111,30 @@ class SlashCommands:
         if name in self.handlers:
             await self.handlers[name](args)
             return True
+        if name == "model" and args and self._switch_model_directly(args):
+            return True
         if name in SCREENS:
             self.open_screen(name, args)
             return True
         return False
+
+    def _switch_model_directly(self, term: str) -> bool:
+        """`/model <term>`: switch when exactly one available model is `id` or `provider/id`."""
+        session = self.app.session
+        wanted = term.strip().lower()
+        matches = [
+            m for m in session.available_models() if wanted in (m.id.lower(), f"{m.provider}/{m.id}".lower())
+        ]
+        if len(matches) != 1:
+            return False
+        model = matches[0]
+        try:
+            session.set_model(model.provider, model.id)
+        except ValueError as exc:
+            self.app.notify(str(exc), severity="error")
+            return True
+        self.app.notify(f"Switched to {model.name or model.id}")
+        return True
 
     def open_screen(self, name: str, args: str = "") -> None:
         app = self.app

@@ -26,10 +26,11 @@ class CompletionItem:
 
 @dataclass(frozen=True)
 class CompletionContext:
-    kind: str  # "slash" or "file"
+    kind: str  # "slash", "file" or "args" (an extension command's argument)
     query: str
     start: tuple[int, int]  # where the replaced token starts (row, column)
     end: tuple[int, int]
+    command: str = ""
 
 
 def fuzzy_score(query: str, candidate: str) -> int | None:
@@ -53,12 +54,16 @@ def fuzzy_score(query: str, candidate: str) -> int | None:
     return score - len(c) // 8
 
 
-def find_context(text: str, row: int, column: int) -> CompletionContext | None:
+def find_context(text: str, row: int, column: int, arg_commands: set[str] | None = None) -> CompletionContext | None:
     lines = text.split("\n")
     line = lines[row] if row < len(lines) else ""
     before = line[:column]
     if row == 0 and text.startswith("/") and not any(ch.isspace() for ch in before):
         return CompletionContext("slash", before[1:], (0, 0), (0, column))
+    if row == 0 and arg_commands and before.startswith("/") and " " in before:
+        name, prefix = before[1:].split(" ", 1)
+        if name in arg_commands:
+            return CompletionContext("args", prefix, (0, len(name) + 2), (0, column), command=name)
     match = _AT_TOKEN.search(before)
     if match:
         start = column - len(match.group(1)) - 1

@@ -29,11 +29,21 @@ class Conversation(VerticalScroll):
     Conversation.-thinking-hidden ThinkingBlock { display: none; }
     """
 
-    def on_mount(self) -> None:
-        self.anchor()
-
     def add(self, widget: Static | Vertical | VerticalGroup | StreamingMarkdown) -> None:
         self.mount(widget)
+        if not self._anchored:
+            self.call_after_refresh(self._anchor_when_full)
+
+    def _anchor_when_full(self) -> None:
+        # Textual's anchor scrolls to "bottom minus viewport", which is negative while the content is
+        # shorter than the view and pins a short conversation to the bottom. Anchor once it overflows.
+        if not self._anchored and self.max_scroll_y > 0:
+            self.anchor()
+
+    def clear(self) -> None:
+        """Remove every message (the view is about to be rebuilt) and start at the top again."""
+        self.anchor(False)
+        self.remove_children()
 
 
 class StartupHeader(Static):

@@ -12,6 +12,36 @@ if TYPE_CHECKING:
 LONG_TURN_S = 10.0
 
 
+def notify_on_turn_end(settings: Any) -> bool:
+    """Setting `notifyOnTurnEnd` (kept by the Settings model as an extra key until it has a field)."""
+    value = getattr(settings, "notify_on_turn_end", None)
+    if value is None:
+        extra = getattr(settings, "model_extra", None) or {}
+        value = extra.get("notifyOnTurnEnd", extra.get("notify_on_turn_end", False))
+    return bool(value)
+
+
+def desktop_notify(app: Any, title: str, body: str) -> None:
+    """A desktop notification: OSC 777 + OSC 9 through the terminal, or notify-send when there is no terminal
+    driver. Skipped when the terminal has reported (focus reporting) that it has focus."""
+    if getattr(app, "terminal_focused", None) is True:
+        return
+    clean_title, clean_body = (t.replace("\x1b", "").replace("\x07", "").replace(";", ",") for t in (title, body))
+    driver = getattr(app, "_driver", None)
+    if driver is not None and not app.is_headless:
+        driver.write(f"\x1b]777;notify;{clean_title};{clean_body}\x07\x1b]9;{clean_title}: {clean_body}\x07")
+        driver.flush()
+        return
+    import shutil
+    import subprocess
+
+    if shutil.which("notify-send"):
+        try:
+            subprocess.Popen(["notify-send", title, body], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        except OSError:
+            pass
+
+
 class EventBridge:
     def __init__(self, app: AtomicApp) -> None:
         self.app = app
@@ -33,8 +63,11 @@ class EventBridge:
         elapsed = app.working.stop()
         app.input_flow.retrying = False
         app.after_state_change()
-        if app.session.settings.bell_on_turn_end and elapsed >= LONG_TURN_S:
-            app.bell()
+        if elapsed >= LONG_TURN_S:
+            if app.session.settings.bell_on_turn_end:
+                app.bell()
+            if notify_on_turn_end(app.session.settings):
+                desktop_notify(app, "Atomic", "The agent finished its turn")
 
     def on_message_start(self, event: Any) -> None:
         self.app.renderer.on_message_start(event.message)
@@ -66,6 +99,7 @@ class EventBridge:
 
     def on_compaction_end(self, event: Any) -> None:
         app = self.app
+        app.call_later(app.input_flow.send_after_compaction)
         app.working.clear_status(still_working=app.session.is_streaming)
         if event.aborted:
             app.renderer.note("Compaction cancelled", "warning")
@@ -100,11 +134,16 @@ class EventBridge:
     def on_session_changed(self, _event: Any) -> None:
         """New, resume, fork, clone, tree: the whole view is rebuilt from the session."""
         app = self.app
-        app.conversation.remove_children()
+        app.conversation.clear()
         app.renderer.cards = {}
         app.renderer.blocks = {}
         app.renderer.render_history(app.session.messages())
         app.after_state_change()
+
+    def on_extension_ui_request(self, event: Any) -> None:
+        if event.method == "notify":
+            severity = {"warning": "warning", "error": "error"}.get(event.notify_type, "information")
+            self.app.notify(event.message, severity=severity)
 
     def on_extension_error(self, event: Any) -> None:
         self.app.renderer.note(f"Extension error ({event.extension_path}, {event.event}): {event.error}", "error")

@@ -16,6 +16,8 @@ class InputFlow:
     def __init__(self, app: AtomicApp) -> None:
         self.app = app
         self.retrying = False
+        # Prompts typed while a compaction runs (not during a run: those are steering/follow-ups).
+        self.after_compaction: list[str] = []
 
     # ------------------------------------------------------------------ Enter / Alt+Enter
 
@@ -39,6 +41,11 @@ class InputFlow:
         if stripped.startswith("!") and stripped.lstrip("!").strip():
             self.start_bash(stripped)
             return
+        if session.is_compacting and not session.is_streaming:
+            self.after_compaction.append(text)
+            app.notify("Queued for after compaction")
+            app.after_state_change()
+            return
         try:
             if session.is_streaming:
                 if follow_up:
@@ -51,6 +58,15 @@ class InputFlow:
             # Nothing typed is lost: the text goes back into the editor.
             app.restore_to_editor([text])
             app.show_error(str(exc))
+
+    async def send_after_compaction(self) -> None:
+        """Compaction ended (done, failed or cancelled): send what was typed meanwhile, in order, as one prompt."""
+        app, session = self.app, self.app.session
+        if not self.after_compaction or session is None or session.is_compacting:
+            return
+        texts, self.after_compaction = self.after_compaction, []
+        app.after_state_change()
+        await self.submit("\n\n".join(texts), follow_up=False)
 
     def start_bash(self, line: str) -> None:
         app, session = self.app, self.app.session
