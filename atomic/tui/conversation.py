@@ -73,7 +73,6 @@ class ThinkingBlock(VerticalGroup):
     ThinkingBlock { padding: 0 1; }
     ThinkingBlock > .thinking-open, ThinkingBlock > .thinking-closed { color: $text-muted; text-style: italic; }
     ThinkingBlock > .thinking-body { color: $text-muted; text-style: italic; }
-    ThinkingBlock > .thinking-body MarkdownSegment { color: $text-muted; text-style: italic; }
     """
 
     def __init__(self, text: str = "", *, streaming: bool = False) -> None:

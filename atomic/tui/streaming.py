@@ -1,28 +1,31 @@
 """Markdown that grows while a reply streams, at a cost that does not grow with the reply.
 
-A reply is shown as a column of segments, each one widget holding a run of top-level markdown blocks
-(split at blank lines outside code fences) rendered with Rich. Every block is rendered once and cached;
-while a reply streams only its last, growing block is rendered again, at most `FRAME_S` apart. A segment
-holding `SEGMENT_CHARS` of finished blocks is closed and later blocks go to a new one, so one layout pass
-never has to measure more than a few segments' worth of lines. Textual's own Markdown widget makes one widget per block
-(and per table cell), and every layout pass walks them all: a 200 KB reply meant thousands of widgets
-and a frozen UI. Here a 200 KB reply is ~200 widgets and a keypress never waits for a re-parse.
+A reply is one line-API widget. Its text is split into top-level markdown blocks (at blank lines outside
+code fences); every finished block is rendered with Rich once and its lines appended to a list that never
+changes again, so a new delta only re-renders the last, growing block. Deltas are applied by one shared
+`StreamFlusher` timer at most ~15 times a second. When the growing block keeps its height, only its
+lines are repainted (no layout pass); when it grows, the layout pass measures this widget in O(1)
+(`len(lines)`), so the cost of a frame does not depend on how long the reply already is.
+
+Textual's own Markdown widget makes one widget per block (and per table cell), and every layout pass walks
+them all: a 200 KB reply meant thousands of widgets and a frozen UI.
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any, ClassVar
 
 from rich.markdown import Heading, Markdown
 from rich.style import Style
-from textual.containers import VerticalGroup
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.timer import Timer
 from textual.widget import Widget
 
-SEGMENT_CHARS = 4000  # a segment holding this much finished text is closed; later blocks start a new one
-FRAME_S = 1 / 15  # the growing block is re-rendered at most this often
+FRAME_S = 1 / 15  # growing text is re-rendered at most this often
+# The flusher keeps its own work under about this share of the event loop, so keys are never starved.
+MAX_BUSY_SHARE = 0.3
 
 
 class _LeftHeading(Heading):
@@ -30,8 +33,28 @@ class _LeftHeading(Heading):
     LEVEL_ALIGN: ClassVar[dict[str, Any]] = dict.fromkeys(("h1", "h2", "h3", "h4", "h5", "h6"), "left")
 
 
+_TEMPLATES: dict[str, Markdown] = {}
+_PARSER: Any = None
+
+
 class ChatMarkdown(Markdown):
+    """Rich Markdown with left headings and one shared parser (Rich builds a new MarkdownIt per instance,
+    which costs about as much as parsing a short block)."""
+
     elements: ClassVar[dict[str, Any]] = {**Markdown.elements, "heading_open": _LeftHeading}
+
+    def __init__(self, markup: str, code_theme: str = "monokai") -> None:
+        global _PARSER
+        template = _TEMPLATES.get(code_theme)
+        if template is None:
+            template = _TEMPLATES[code_theme] = Markdown("", code_theme=code_theme)
+        if _PARSER is None:
+            from markdown_it import MarkdownIt
+
+            _PARSER = MarkdownIt().enable("strikethrough").enable("table")
+        self.__dict__.update(template.__dict__)  # every attribute Rich sets, whatever its version
+        self.markup = markup
+        self.parsed = _PARSER.parse(markup)
 
 
 def block_boundaries(text: str) -> list[int]:
@@ -68,38 +91,166 @@ def _is_plain_blank(strip: Strip, base: Style) -> bool:
     return not strip.text.strip() and all(seg.style is None or seg.style.bgcolor == base.bgcolor for seg in strip)
 
 
-class MarkdownSegment(Widget):
-    """A run of markdown blocks in one widget. Each block is rendered once per (text, width, theme)
-    and cached, so a growing reply only ever re-renders its last block."""
+class StreamFlusher:
+    """One timer for every growing message of an app: deltas become pixels at most every FRAME_S, and
+    less often when rendering gets expensive (the pause grows with the cost of the last flush)."""
+
+    def __init__(self, owner: Widget) -> None:
+        self.owner = owner
+        self.pending: dict[StreamingMarkdown, None] = {}
+        self._timer: Timer | None = None
+
+    def request(self, widget: StreamingMarkdown) -> None:
+        self.pending[widget] = None
+        if self._timer is None:
+            self._timer = self.owner.set_timer(FRAME_S, self._tick)
+
+    def cancel(self, widget: StreamingMarkdown) -> None:
+        self.pending.pop(widget, None)
+
+    def _tick(self) -> None:
+        started = time.perf_counter()
+        widgets, self.pending = list(self.pending), {}
+        for widget in widgets:
+            if widget.is_attached:
+                widget.flush()
+        self._timer = None
+        if self.pending:
+            cost = time.perf_counter() - started
+            self._timer = self.owner.set_timer(max(FRAME_S, cost / MAX_BUSY_SHARE), self._tick)
+
+
+def flusher_for(widget: Widget) -> StreamFlusher | None:
+    """The app-wide flusher (kept on the app object, created on first use)."""
+    try:
+        app = widget.app
+    except Exception:
+        return None
+    flusher = getattr(app, "_atomic_stream_flusher", None)
+    if flusher is None:
+        flusher = StreamFlusher(app)
+        app._atomic_stream_flusher = flusher  # type: ignore[attr-defined]
+    return flusher
+
+
+class StreamingMarkdown(Widget):
+    """Markdown text that may still be growing. `feed` deltas, then `close`."""
 
     DEFAULT_CSS = """
-    MarkdownSegment { height: auto; }
-    MarkdownSegment.-settled { margin-bottom: 1; }
+    StreamingMarkdown { height: auto; }
     """
 
-    def __init__(self, blocks: list[str] | None = None) -> None:
-        super().__init__()
-        self.blocks: list[str] = blocks or []
-        self._render_key: tuple[int, bool] | None = None
-        self._block_cache: dict[str, list[Strip]] = {}
-        self._lines_cache: list[Strip] | None = None
-        self._style: object = None
+    def __init__(self, text: str = "", *, streaming: bool = False, classes: str | None = None) -> None:
+        super().__init__(classes=classes)
+        self._text = ""
+        self._deltas: list[str] = []
+        self._streaming = streaming
+        self._flush_requested = False
+        # Parsed state: finished blocks, and where the growing block starts in the text.
+        self._settled_blocks: list[str] = []
+        self._settled_end = 0
+        self._tail = ""
+        # Rendered state for `_render_key` (width, dark theme, base style).
+        self._render_key: tuple[int, bool, Style] | None = None
+        self._settled_lines: list[Strip] = []
+        self._rendered_blocks = 0
+        self._tail_render: tuple[str, list[Strip]] = ("", [])
+        self._measured_height: int | None = None
+        self._base_style: Style | None = None
+        if text:
+            self._text = text
+            self._split()
+
+    # ------------------------------------------------------------------ text
 
     @property
-    def char_count(self) -> int:
-        return sum(len(b) for b in self.blocks)
+    def text_so_far(self) -> str:
+        if self._deltas:
+            self._text = self._text + "".join(self._deltas)  # joined per flush: `+=` per delta is quadratic
+            self._deltas.clear()
+        return self._text
 
-    def set_blocks(self, blocks: list[str]) -> None:
-        if blocks != self.blocks:
-            self.blocks = blocks
-            self._lines_cache = None
-            self.refresh(layout=True)
+    @text_so_far.setter
+    def text_so_far(self, value: str) -> None:
+        self._text = value
+        self._deltas.clear()
+        self._settled_blocks = []
+        self._settled_end = 0
+        self._tail = ""
+        self._render_key = None  # re-render everything
+        self._split()
+
+    def feed(self, delta: str) -> None:
+        if not delta:
+            return
+        self._deltas.append(delta)
+        if not self._flush_requested:
+            flusher = flusher_for(self) if self.is_attached else None
+            if flusher is None:
+                self.flush()  # not in an app yet: parsed now, rendered when mounted
+            else:
+                self._flush_requested = True
+                flusher.request(self)
+
+    def _split(self) -> None:
+        """Move blocks that gained their closing blank line from the tail to the settled list."""
+        text = self.text_so_far
+        base = self._settled_end
+        start = 0
+        for offset in block_boundaries(text[base:]):
+            if text[base + start : base + offset].strip():
+                self._settled_blocks.append(text[base + start : base + offset])
+                start = offset
+        self._settled_end = base + start
+        self._tail = text[self._settled_end :]
+
+    def flush(self) -> None:
+        """Show the deltas received so far: repaint the changed lines, or lay out again if the height changed."""
+        self._flush_requested = False
+        self._split()
+        if not self.is_mounted:
+            return
+        width = self.size.width
+        if self._render_key is not None and width > 0 and self._render_key[0] == width:
+            first_changed = self._ensure_rendered(width)
+            height = self._line_count()
+            if height == self._measured_height:
+                # Same height: nothing moves, so no layout pass; only the changed lines are painted again.
+                if first_changed < height:
+                    self.refresh(Region(0, first_changed, width, height - first_changed))
+                return
+        self.refresh(layout=True)
+
+    def close(self, final_text: str | None = None) -> None:
+        """No more deltas. `final_text`, when it differs from what streamed, replaces the content."""
+        self._streaming = False
+        if self._flush_requested:
+            flusher = flusher_for(self)
+            if flusher is not None:
+                flusher.cancel(self)
+        if final_text is not None and final_text != self.text_so_far:
+            self.text_so_far = final_text
+        self.flush()
+
+    @property
+    def is_streaming(self) -> bool:
+        return self._streaming or self._flush_requested
+
+    async def wait_settled(self) -> None:
+        """Apply any deltas still waiting for the flush timer."""
+        if self._flush_requested:
+            flusher = flusher_for(self)
+            if flusher is not None:
+                flusher.cancel(self)
+            self.flush()
+
+    # ------------------------------------------------------------------ rendering
 
     def _render_block(self, text: str, width: int, dark: bool) -> list[Strip]:
-        markdown = ChatMarkdown(text.strip("\n"), code_theme="monokai" if dark else "default")
+        markdown = ChatMarkdown(text, code_theme="monokai" if dark else "default")
         console = self.app.console
         options = console.options.update(width=max(1, width), height=None, highlight=False)
-        base = self.rich_style
+        base = self._base_style or Style()
         strips = [Strip(line).apply_style(base) for line in console.render_lines(markdown, options, style=base, pad=False)]
         # Rich puts blank lines around lists and tables; the gap between blocks is ours to add.
         while strips and _is_plain_blank(strips[0], base):
@@ -108,134 +259,66 @@ class MarkdownSegment(Widget):
             strips.pop()
         return strips
 
-    def _lines(self, width: int) -> list[Strip]:
+    def _ensure_rendered(self, width: int) -> int:
+        """Render what is not rendered yet for this width/theme. Returns the first line that changed."""
         dark = self.app.current_theme.dark
-        key = (width, dark)
+        if self._base_style is None:
+            self._base_style = self.rich_style
+        key = (width, dark, self._base_style)
         if self._render_key != key:
             self._render_key = key
-            self._block_cache = {}
-            self._lines_cache = None
-        if self._lines_cache is None:
-            cache, fresh = self._block_cache, {}
-            lines: list[Strip] = []
-            for text in self.blocks:
-                if not text.strip():
-                    continue
-                strips = cache.get(text) or self._render_block(text, width, dark)
-                fresh[text] = strips
+            self._settled_lines = []
+            self._rendered_blocks = 0
+            self._tail_render = ("", [])
+        first_changed = len(self._settled_lines)
+        lines = self._settled_lines
+        while self._rendered_blocks < len(self._settled_blocks):
+            text = self._settled_blocks[self._rendered_blocks].strip("\n")
+            self._rendered_blocks += 1
+            # The block that just finished was the growing one: its lines are usually rendered already.
+            strips = self._tail_render[1] if text == self._tail_render[0] else self._render_block(text, width, dark)
+            if strips:
                 if lines:
-                    lines.append(Strip.blank(width, self.rich_style))
+                    lines.append(Strip.blank(width, self._base_style))
                 lines.extend(strips)
-            self._block_cache = fresh
-            self._lines_cache = lines
-        return self._lines_cache
+        tail = self._tail.strip("\n")
+        if tail != self._tail_render[0]:
+            self._tail_render = (tail, self._render_block(tail, width, dark) if tail.strip() else [])
+        elif first_changed == len(lines):
+            return self._line_count()  # nothing changed
+        return first_changed
+
+    def _line_count(self) -> int:
+        tail = len(self._tail_render[1])
+        settled = len(self._settled_lines)
+        return settled + tail + (1 if settled and tail else 0)
+
+    def _line_at(self, y: int) -> Strip | None:
+        settled = self._settled_lines
+        if y < len(settled):
+            return settled[y]
+        y -= len(settled) + (1 if settled else 0)
+        tail = self._tail_render[1]
+        if 0 <= y < len(tail):
+            return tail[y]
+        return None
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        return len(self._lines(width))
+        if width <= 0:
+            return 0
+        self._ensure_rendered(width)
+        self._measured_height = self._line_count()
+        return self._measured_height
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
-        lines = self._lines(width)
-        return lines[y] if 0 <= y < len(lines) else Strip.blank(width)
+        self._ensure_rendered(width)
+        line = self._line_at(y)
+        return line if line is not None else Strip.blank(width, self._base_style)
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
         style = self.rich_style
-        if style != self._style:
-            self._style = style
+        if style != self._base_style:
+            self._base_style = style
             self._render_key = None  # colours come from CSS and the theme
-
-
-class StreamingMarkdown(VerticalGroup):
-    DEFAULT_CSS = """
-    StreamingMarkdown { margin: 0; padding: 0; background: transparent; }
-    """
-
-    def __init__(self, text: str = "", *, streaming: bool = False, classes: str | None = None) -> None:
-        super().__init__(classes=classes)
-        self._text = ""
-        self._deltas: list[str] = []
-        self._segments = [MarkdownSegment()]
-        self._segment_start = 0  # offset in text_so_far where the last segment begins
-        self._streaming = streaming
-        self._flush_timer: Timer | None = None
-        if text:
-            self.text_so_far = text
-            self._flush()
-
-    def compose(self) -> Any:
-        yield from self._segments
-
-    @property
-    def live(self) -> MarkdownSegment:
-        return self._segments[-1]
-
-    def feed(self, delta: str) -> None:
-        if not delta:
-            return
-        self._deltas.append(delta)  # joined on flush: `+=` per delta copies the whole reply each time
-        if not self.is_mounted:
-            self._flush()  # composed with this text on mount
-        elif self._flush_timer is None:
-            self._flush_timer = self.set_timer(FRAME_S, self._flush)
-
-    @property
-    def text_so_far(self) -> str:
-        if self._deltas:
-            self._text = self._text + "".join(self._deltas)
-            self._deltas.clear()
-        return self._text
-
-    @text_so_far.setter
-    def text_so_far(self, value: str) -> None:
-        self._text = value
-        self._deltas.clear()
-
-    def _flush(self) -> None:
-        self._flush_timer = None
-        blocks = split_blocks(self.text_so_far[self._segment_start :])
-        fresh: list[MarkdownSegment] = []
-        # A segment that grew past SEGMENT_CHARS keeps its finished blocks; the rest starts a new one.
-        while len(blocks) > 1:
-            taken, size = 0, 0
-            while taken < len(blocks) - 1 and size < SEGMENT_CHARS:
-                size += len(blocks[taken])
-                taken += 1
-            if size < SEGMENT_CHARS:
-                break
-            segment = self.live if not fresh else fresh[-1]
-            segment.set_blocks(blocks[:taken])
-            segment.add_class("-settled")
-            self._segment_start += size
-            blocks = blocks[taken:]
-            next_segment = MarkdownSegment()
-            self._segments.append(next_segment)
-            fresh.append(next_segment)
-        self.live.set_blocks(blocks)
-        if fresh and self.is_mounted:
-            self.mount_all(fresh)
-
-    def close(self, final_text: str | None = None) -> None:
-        """No more deltas. `final_text`, when it differs from what streamed, replaces the content."""
-        self._streaming = False
-        if self._flush_timer is not None:
-            self._flush_timer.stop()
-            self._flush_timer = None
-        if final_text is not None and final_text != self.text_so_far:
-            self.text_so_far = final_text
-            self._segment_start = 0
-            for segment in self._segments[1:]:
-                segment.remove()
-            self._segments = self._segments[:1]
-            self.live.remove_class("-settled")
-        self._flush()
-
-    @property
-    def is_streaming(self) -> bool:
-        return self._streaming or self._flush_timer is not None
-
-    async def wait_settled(self) -> None:
-        """Kept for callers that wait for the last render; rendering is synchronous now."""
-        if self._flush_timer is not None:
-            self._flush_timer.stop()
-            self._flush()
