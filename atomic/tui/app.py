@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from textual.app import App, ComposeResult
+from textual.screen import Screen
 from textual.widgets import TextArea
 
 from atomic.core.engine.options import SessionOptions  # a plain dataclass: cheap to import
@@ -20,6 +21,7 @@ from atomic.tui.footer import QueuePanel, StatusFooter, WorkingIndicator
 from atomic.tui.formatting import read_git_branch, tilde_path
 from atomic.tui.input_flow import InputFlow
 from atomic.tui.keybindings import APP_KEYS, KeyTable, load_overrides
+from atomic.tui.main_screen import MainScreen
 from atomic.tui.renderer import ConversationRenderer
 from atomic.tui.theme import DARK, LIGHT, theme_name_for
 
@@ -90,6 +92,9 @@ class AtomicApp(App[int]):
         return dict(DARK.variables)
 
     # ------------------------------------------------------------------ layout
+
+    def get_default_screen(self) -> Screen:
+        return MainScreen(id="_default")
 
     def compose(self) -> ComposeResult:
         self.conversation = Conversation(id="conversation")

@@ -145,6 +145,7 @@ def list_project_files(root: Path) -> list[str]:
 
 
 class CompletionPopup(OptionList):
+    PAINT_AT_ONCE = True  # it follows the keys typed in the editor (main_screen.py)
     DEFAULT_CSS = """
     CompletionPopup {
         display: none; height: auto; max-height: 12; margin: 0 1;

@@ -50,6 +50,8 @@ class PromptHistory:
 class PromptEditor(TextArea):
     """Posts `Submitted` on Enter (or follow-up key); everything else edits text."""
 
+    PAINT_AT_ONCE = True  # typed text is painted without waiting for the next frame tick (main_screen.py)
+
     DEFAULT_CSS = """
     PromptEditor {
         height: auto; min-height: 3; max-height: 12; margin: 0 1;
