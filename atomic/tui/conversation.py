@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalGroup, VerticalScroll
 from textual.content import Content
@@ -29,6 +32,14 @@ class Conversation(VerticalScroll):
     Conversation.-thinking-hidden ThinkingBlock { display: none; }
     """
 
+    # Called when the user scrolls to the very top (the renderer shows earlier history then).
+    on_reach_top: Callable[[], None] | None = None
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if new_value <= 0 < old_value and self.on_reach_top is not None:
+            self.call_later(self.on_reach_top)
+
     def add(self, widget: Static | Vertical | VerticalGroup | StreamingMarkdown) -> None:
         self.mount(widget)
         if not self._anchored:
@@ -50,6 +61,30 @@ class StartupHeader(Static):
     DEFAULT_CSS = """
     StartupHeader { color: $text-muted; padding: 0 0; }
     """
+
+
+class EarlierMessages(Static):
+    """The first line of a long session: how many older messages are not shown yet."""
+
+    DEFAULT_CSS = """
+    EarlierMessages { color: $text-muted; text-style: italic; padding: 0 1; }
+    EarlierMessages:hover { color: $accent; }
+    """
+
+    def __init__(self, hidden: int) -> None:
+        super().__init__()
+        self.set_count(hidden)
+
+    def set_count(self, hidden: int) -> None:
+        self.hidden = hidden
+        noun = "message" if hidden == 1 else "messages"
+        self.update(f"▲ {hidden:,} earlier {noun} · scroll to the top or click here to show more")
+
+    def on_click(self, event: events.Click) -> None:
+        event.stop()
+        conversation = self.parent
+        if isinstance(conversation, Conversation) and conversation.on_reach_top is not None:
+            conversation.on_reach_top()
 
 
 class UserMessageView(Static):

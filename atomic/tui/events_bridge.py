@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -139,6 +140,7 @@ class EventBridge:
         app.renderer.blocks = {}
         app.renderer.render_history(app.session.messages())
         app.after_state_change()
+        gc.freeze()  # the newly loaded session is long-lived: keep it out of garbage collection (see app.py)
 
     def on_extension_ui_request(self, event: Any) -> None:
         if event.method == "notify":

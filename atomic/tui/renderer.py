@@ -5,20 +5,47 @@ Only the message being streamed changes; everything before it is mounted once an
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
+
+from textual.widget import Widget
 
 from atomic.tui.conversation import (
     AssistantText,
     BashView,
     Conversation,
+    EarlierMessages,
     NoteMessage,
     ThinkingBlock,
     UserMessageView,
 )
 from atomic.tui.tool_cards import ToolCard
 
-# A resumed session shows only its newest messages, so opening a huge session stays instant.
-HISTORY_LIMIT = 200
+# A resumed session shows only its newest messages, so opening a huge session stays instant: as many as
+# fill FIRST_PAGE_SCREENS screens (at most HISTORY_PAGE). Older ones come HISTORY_PAGE at a time when the
+# user scrolls to the top (or clicks the "earlier messages" line).
+HISTORY_PAGE = 50
+FIRST_PAGE_SCREENS = 3
+CARD_LINES = 4  # a tool card's usual height, for the estimate
+
+
+def estimated_lines(message: Any, width: int) -> int:
+    """Roughly how many lines a message takes (wrapped text plus its gap), without rendering it."""
+    from atomic.core import messages as m
+
+    if isinstance(message, m.AssistantMessage):
+        texts = [getattr(b, "text", None) or getattr(b, "thinking", None) or "" for b in message.content]
+        cards = sum(isinstance(b, m.ToolCall) for b in message.content)
+        return sum(_wrapped(t, width) + 1 for t in texts if t.strip()) + cards * (CARD_LINES + 1)
+    if isinstance(message, m.ToolResultMessage):
+        return 0  # shown inside the call's card
+    if isinstance(message, m.BashExecutionMessage):
+        return CARD_LINES + 1
+    return _wrapped(m.user_text(message), width) + 1
+
+
+def _wrapped(text: str, width: int) -> int:
+    return sum(len(line) // width + 1 for line in text.splitlines())
 
 
 class ConversationRenderer:
@@ -26,6 +53,11 @@ class ConversationRenderer:
         self.conversation = conversation
         self.blocks: dict[int, AssistantText | ThinkingBlock] = {}
         self.cards: dict[str, ToolCard] = {}
+        # History not shown yet: messages[:history_start] of the session that was rendered last.
+        self.history: list[Any] = []
+        self.history_start = 0
+        self.earlier: EarlierMessages | None = None
+        conversation.on_reach_top = self.show_earlier
 
     # ------------------------------------------------------------------ live events
 
@@ -90,12 +122,12 @@ class ConversationRenderer:
     def on_tool_end(self, call_id: str, name: str, result: Any, is_error: bool) -> None:
         self._card(call_id, name, None).finish(result, is_error)
 
-    def _card(self, call_id: str, name: str, args: Any) -> ToolCard:
+    def _card(self, call_id: str, name: str, args: Any, add: Callable[[Widget], None] | None = None) -> ToolCard:
         card = self.cards.get(call_id)
         if card is None:
             card = ToolCard(call_id, name, args)
             self.cards[call_id] = card
-            self.conversation.add(card)
+            (add or self.conversation.add)(card)
         return card
 
     def _close_blocks(self) -> None:
@@ -115,15 +147,65 @@ class ConversationRenderer:
     def render_history(self, messages: list[Any]) -> None:
         self.blocks = {}
         self.cards = {}
-        hidden = max(0, len(messages) - HISTORY_LIMIT)
-        if hidden:
-            self.note(f"… {hidden} earlier messages not shown (/tree or /export to see them)")
-        for message in messages[hidden:]:
-            self._render_settled(message)
+        self.history = list(messages)
+        self.history_start = self._first_page_start()
+        self.earlier = None
+        if self.history_start:
+            self.earlier = EarlierMessages(self.history_start)
+            self.conversation.add(self.earlier)
+        for message in self.history[self.history_start :]:
+            self._render_settled(message, self.conversation.add)
 
-    def _render_settled(self, message: Any) -> None:
+    def _first_page_start(self) -> int:
+        conversation = self.conversation
+        screen = conversation.app.size
+        width = max(20, (conversation.size.width or screen.width) - 4)
+        budget = FIRST_PAGE_SCREENS * max(10, conversation.size.height or screen.height)
+        start, lines = len(self.history), 0
+        while start > 0 and len(self.history) - start < HISTORY_PAGE and lines < budget:
+            start -= 1
+            lines += estimated_lines(self.history[start], width)
+        return self._keep_tool_results_with_calls(start)
+
+    def _page_start(self, end: int) -> int:
+        return self._keep_tool_results_with_calls(max(0, end - HISTORY_PAGE))
+
+    def _keep_tool_results_with_calls(self, start: int) -> int:
+        # A tool result belongs under its call's card: never start a page between the two.
+        from atomic.core import messages as m
+
+        while start > 0 and isinstance(self.history[start], m.ToolResultMessage):
+            start -= 1
+        return start
+
+    def show_earlier(self) -> None:
+        """Mount the previous page of history above what is shown, keeping the view where it was."""
+        earlier = self.earlier
+        if earlier is None or not earlier.is_attached or not self.history_start:
+            return
+        end = self.history_start
+        self.history_start = self._page_start(end)
+        widgets: list[Widget] = []
+        for message in self.history[self.history_start : end]:
+            self._render_settled(message, widgets.append)
+        conversation = self.conversation
+        height_before, scroll_before = conversation.virtual_size.height, conversation.scroll_y
+        if self.history_start:
+            earlier.set_count(self.history_start)
+        if widgets:
+            conversation.mount_all(widgets, after=earlier)
+        if not self.history_start:
+            earlier.remove()
+            self.earlier = None
+
+        def keep_position() -> None:
+            grown = conversation.virtual_size.height - height_before
+            conversation.scroll_to(y=scroll_before + grown, animate=False, immediate=True)
+
+        conversation.call_after_refresh(keep_position)
+
+    def _render_settled(self, message: Any, add: Callable[[Widget], None]) -> None:
         from atomic.core import messages as m  # lazy: the first paint does not wait for the engine
-        add = self.conversation.add
         if isinstance(message, m.UserMessage):
             add(UserMessageView(m.user_text(message)))
         elif isinstance(message, m.AssistantMessage):
@@ -133,12 +215,12 @@ class ConversationRenderer:
                 elif isinstance(block, m.ThinkingContent) and block.thinking.strip():
                     add(ThinkingBlock(block.thinking))
                 elif isinstance(block, m.ToolCall):
-                    self._card(block.id, block.name, block.arguments)
+                    self._card(block.id, block.name, block.arguments, add)
             if message.stop_reason == "error":
                 add(NoteMessage(f"Error: {message.error_message or 'unknown error'}", "error"))
         elif isinstance(message, m.ToolResultMessage):
             wire = {"content": [b.to_wire() for b in message.content], "details": message.details}
-            self._card(message.tool_call_id, message.tool_name, None).finish(wire, message.is_error)
+            self._card(message.tool_call_id, message.tool_name, None, add).finish(wire, message.is_error)
         elif isinstance(message, m.BashExecutionMessage):
             view = BashView(message.command, bool(message.exclude_from_context))
             add(view)

@@ -97,3 +97,73 @@ async def test_growing_line_repaints_without_a_layout_pass(tmp_path: Path) -> No
         assert calls[-1].get("layout") is True
         await pilot.pause()
         assert reply.size.height == height + 2
+
+
+def _write_long_session(path: Path, cwd: Path, entries: int) -> None:
+    import json
+
+    lines = [json.dumps({"type": "session", "version": 3, "id": "long", "timestamp": "2025-01-01T00:00:00.000Z", "cwd": str(cwd)})]
+    parent = None
+    for index in range(entries):
+        if index % 2 == 0:
+            message: dict[str, Any] = {"role": "user", "content": f"Question {index}", "timestamp": 1735689600000 + index}
+        else:
+            message = {
+                "role": "assistant", "content": [{"type": "text", "text": f"Answer {index}\n\nsecond line"}],
+                "api": "scripted", "provider": "scripted", "model": "scripted-model", "stopReason": "stop",
+                "usage": {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2,
+                          "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}},
+                "timestamp": 1735689600000 + index,
+            }
+        entry_id = f"e{index:05d}"
+        lines.append(json.dumps({"type": "message", "id": entry_id, "parentId": parent, "timestamp": "2025-01-01T00:00:00.000Z", "message": message}))
+        parent = entry_id
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+async def test_long_session_shows_its_newest_messages_and_loads_older_ones_at_the_top(tmp_path: Path) -> None:
+    from atomic.tui.conversation import EarlierMessages, UserMessageView
+    from atomic.tui.renderer import HISTORY_PAGE
+
+    cwd = tmp_path / "p"
+    cwd.mkdir()
+    session_file = tmp_path / "long.jsonl"
+    _write_long_session(session_file, cwd, 300)
+    app = make_app(cwd, session=str(session_file))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        conversation = app.conversation
+        earlier = conversation.query_one(EarlierMessages)
+        first_shown = len(app.renderer.history) - earlier.hidden
+        assert 0 < earlier.hidden < 300 and first_shown <= HISTORY_PAGE
+        users = list(conversation.query(UserMessageView))
+        assert users[-1].text == "Question 298"
+        oldest = users[0]
+        assert oldest.text == f"Question {earlier.hidden}"
+        # Scrolling to the very top mounts the previous page above, and the view stays on what it showed.
+        oldest_at_top = oldest.virtual_region.y  # where it shows once scrolled to the top
+        conversation.scroll_to(y=0, animate=False, immediate=True)
+        await pilot.pause()
+        await pilot.pause()
+        assert earlier.hidden == 300 - first_shown - HISTORY_PAGE
+        assert conversation.query(UserMessageView).first().text == f"Question {earlier.hidden}"
+        assert conversation.scroll_y > 0
+        assert oldest.region.y == conversation.content_region.y + oldest_at_top
+        # Clicking the line (here scrolled into view, but not to the very top) loads another page.
+        hidden = earlier.hidden
+        conversation.scroll_to(y=earlier.virtual_region.y - 1, animate=False, immediate=True)
+        await pilot.pause()
+        assert earlier.hidden == hidden
+        await pilot.click(EarlierMessages)
+        await pilot.pause()
+        assert earlier.hidden == max(0, hidden - HISTORY_PAGE)
+        # Each time the top is reached, the next page comes, until the line goes away.
+        for _ in range(10):
+            if not conversation.query(EarlierMessages):
+                break
+            conversation.scroll_to(y=0, animate=False, immediate=True)
+            await pilot.pause()
+            await pilot.pause()
+        assert not conversation.query(EarlierMessages)
+        assert conversation.query(UserMessageView).first().text == "Question 0"
+        assert len(conversation.query(UserMessageView)) == 150
