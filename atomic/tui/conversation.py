@@ -19,7 +19,9 @@ class Conversation(VerticalScroll):
     """Holds every message widget. Anchored: follows new output unless the user scrolled up.
 
     Collapse state lives in CSS classes here (`-thinking-collapsed`, `-thinking-hidden`,
-    `-tools-expanded`), so toggling touches one node instead of every message.
+    `-tools-expanded`), so toggling touches one node instead of every message. The rules that react to
+    them live here too: a widget's DEFAULT_CSS is scoped to that widget, so a rule there that starts
+    with `Conversation` never matches (Ctrl+O did nothing because of that).
     """
 
     DEFAULT_CSS = """
@@ -30,6 +32,9 @@ class Conversation(VerticalScroll):
     Conversation ThinkingBlock > .thinking-closed { display: none; }
     Conversation.-thinking-collapsed ThinkingBlock > .thinking-closed { display: block; }
     Conversation.-thinking-hidden ThinkingBlock { display: none; }
+    Conversation.-tools-expanded ToolCard > .tool-preview { display: none; }
+    Conversation.-tools-expanded ToolCard > .tool-full { display: block; }
+    Conversation.-tools-expanded ToolCard > .tool-empty { display: none; }
     """
 
     # Called when the user scrolls to the very top (the renderer shows earlier history then).

@@ -71,8 +71,6 @@ class ToolCard(VerticalGroup):
     ToolCard.-failed > .tool-output { color: $error; }
     ToolCard > .tool-full { display: none; color: $text-muted; }
     ToolCard.-failed > .tool-full { color: $error; }
-    Conversation.-tools-expanded ToolCard > .tool-preview { display: none; }
-    Conversation.-tools-expanded ToolCard > .tool-full { display: block; }
     ToolCard > .tool-empty { display: none; }
     """
 
