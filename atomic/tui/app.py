@@ -250,6 +250,7 @@ class AtomicApp(App[int]):
         if self.session is None:
             return
         row, column = self.editor.cursor_location
+        self.completion.source = (self.editor.text, (row, column))
         context = find_context(self.editor.text, row, column, self._extension_command_names())
         if context is None:
             self.completion.close()
@@ -276,6 +277,10 @@ class AtomicApp(App[int]):
             self.completion.open_with(self.files.complete(context.query), context)
 
     def _popup_key(self, key: str) -> bool:
+        if self.completion.is_open and self.completion.source != (self.editor.text, self.editor.cursor_location):
+            # Keys arrived faster than the editor's Changed events (a fast typist, a paste, a busy loop):
+            # the popup still shows an older prefix. Never apply it; recompute from the text as it is now.
+            self.update_completion()
         if not self.completion.is_open:
             return False
         if key in ("up", "down"):

@@ -27,3 +27,26 @@ async def test_ctrl_o_expands_and_collapses_tool_output(tmp_path: Path) -> None:
         await pilot.pause()
         assert card._preview.display and not card._full.display
         assert card.outer_size.height == collapsed_height
+
+
+async def test_enter_after_fast_typing_never_applies_a_stale_completion(tmp_path: Path) -> None:
+    from textual import events
+
+    app = make_app(tmp_path / "p")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("slash")
+        await pilot.pause()
+        assert app.completion.is_open  # every command, for the prefix "/"
+        # The rest at once, as tmux send-keys or a fast typist delivers it: the Changed events that
+        # update the popup are handled after the keys, so Enter meets the popup made for "/".
+        for char in "session":
+            app.post_message(events.Key(char, char))
+        app.post_message(events.Key("enter", "\r"))
+        await pilot.pause()
+        await pilot.pause()
+        # "/session" is a complete command: Enter ran it (before the fix: the editor read "/model session").
+        assert "/model" not in app.editor.text
+        assert app.editor.text == ""
+        assert any("Session" in str(note.text) or "session" in str(note.text).lower()
+                   for note in app.conversation.query("NoteMessage"))
