@@ -35,6 +35,8 @@ class AtomicApp(App[int]):
     CSS = """
     Screen { layout: vertical; background: $background; }
     #editor { margin: 0 0; }
+    /* Toasts at the top right: at the bottom (Textual's default) they covered the editor being typed in. */
+    ToastRack { dock: top; align: right top; margin-bottom: 0; margin-top: 1; }
     """
     COMMAND_PALETTE_BINDING = "f1"
     COMMANDS = App.COMMANDS | {SlashCommandProvider}

@@ -50,3 +50,18 @@ async def test_enter_after_fast_typing_never_applies_a_stale_completion(tmp_path
         assert app.editor.text == ""
         assert any("Session" in str(note.text) or "session" in str(note.text).lower()
                    for note in app.conversation.query("NoteMessage"))
+
+
+async def test_notifications_never_cover_the_editor(tmp_path: Path) -> None:
+    from textual.widgets._toast import Toast, ToastRack
+
+    app = make_app(tmp_path / "p")
+    async with app.run_test(size=(100, 30), notifications=True) as pilot:
+        await pilot.pause()
+        app.notify("Session exported to:\n/a/very/long/path/that/wraps/over/two/lines/export.html")
+        await pilot.pause(0.2)
+        rack = app.screen.get_child_by_type(ToastRack)
+        toast = rack.query_one(Toast)
+        assert toast.region.height > 0
+        assert not toast.region.overlaps(app.editor.region)
+        assert toast.region.y < app.conversation.region.y + app.conversation.region.height // 2

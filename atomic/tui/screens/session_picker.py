@@ -78,7 +78,8 @@ class SessionPickerScreen(PickerScreen):
 
     def info_text(self) -> str | Content:
         scope = "all folders" if self.all_folders else "this folder"
-        return Content.assemble("Scope: ", (scope, "$text-accent"), f" · {len(self._infos)} sessions")
+        count = len(self._infos)
+        return Content.assemble("Scope: ", (scope, "$text-accent"), f" · {count} session{'' if count == 1 else 's'}")
 
     def detail_text(self, option_id: str | None) -> str | Content:
         info = self._infos.get(option_id or "")
