@@ -8,6 +8,7 @@ from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalGroup, VerticalScroll
 from textual.content import Content
+from textual.geometry import Size
 from textual.widgets import Static
 
 from atomic.tui.streaming import StreamingMarkdown
@@ -47,6 +48,12 @@ class Conversation(VerticalScroll):
 
     def add(self, widget: Static | Vertical | VerticalGroup | StreamingMarkdown) -> None:
         self.mount(widget)
+        if not self._anchored:
+            self.call_after_refresh(self._anchor_when_full)
+
+    def watch_virtual_size(self, size: Size) -> None:
+        # A message that grows in place (a streamed reply) changes the virtual size without an `add`:
+        # without this, a first reply longer than the screen was never followed.
         if not self._anchored:
             self.call_after_refresh(self._anchor_when_full)
 

@@ -65,3 +65,24 @@ async def test_notifications_never_cover_the_editor(tmp_path: Path) -> None:
         assert toast.region.height > 0
         assert not toast.region.overlaps(app.editor.region)
         assert toast.region.y < app.conversation.region.y + app.conversation.region.height // 2
+
+
+async def test_the_view_follows_a_first_reply_that_outgrows_the_screen(tmp_path: Path) -> None:
+    reply = "\n\n".join(f"Paragraph {index} of a long first answer." for index in range(80))
+    app = make_app(tmp_path / "p", [{"text": reply, "chunkSize": 40, "delayMs": 2}])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await type_text(pilot, "a long answer please")
+        await pilot.press("enter")
+        await wait_for(lambda: app.conversation.max_scroll_y > 20, pilot)
+        await pilot.pause(0.2)
+        conversation = app.conversation
+        assert conversation.scroll_y >= conversation.max_scroll_y - 8  # following while it streams
+        await wait_for(lambda: not app.session.is_streaming, pilot)
+        await pilot.pause(0.2)
+        assert conversation.scroll_y == conversation.max_scroll_y
+        # Scrolled up by the user, the view stays where it was while more arrives.
+        conversation.scroll_to(y=5, animate=False, immediate=True)
+        await pilot.pause()
+        app.renderer.note("more output")
+        await pilot.pause(0.1)
+        assert conversation.scroll_y == 5
