@@ -190,6 +190,7 @@ class BashView(VerticalGroup):
         if skipped:
             text = f"… {skipped} earlier lines\n{text}"
         self._output_widget.update(Content(text))
+        self._output_widget.display = bool(text)  # no blank line for a command that printed nothing
 
     def finish(self, output: str, exit_code: int | None, cancelled: bool) -> None:
         self.output = output
