@@ -22,7 +22,7 @@ from atomic.core.extensions.hooks import HookBus
 from atomic.core.messages import AssistantMessage, ImageContent, ToolResultMessage, Usage
 from atomic.core.model_types import Model
 from atomic.core.providers.base import StreamRequest, ToolSpec
-from atomic.core.session.context import ContextItem, build_context
+from atomic.core.session.context import ContextItem, SessionContext, build_context
 from atomic.core.session.store import SessionStore
 from atomic.core.settings import SettingsManager
 from atomic.core.tools.base import Tool, ToolContext, ToolOutput
@@ -68,6 +68,7 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
         self.active_tool_names: list[str] = []
         self.system_prompt = ""
         self.context_items: list[ContextItem] = []
+        self.loaded_context = SessionContext()
         self.compacted_since_usage = False
         self.pending_tool_results: list[ToolResultMessage] | None = None
         self.deferred_messages: list[Any] = []
@@ -106,6 +107,8 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
 
     def reload_context(self) -> None:
         ctx = build_context(self.store)
+        # Kept so restoring the model and level does not walk and parse the branch a second time.
+        self.loaded_context = ctx
         self.context_items = ctx.items
         self.compacted_since_usage = ctx.compacted_since_usage
 

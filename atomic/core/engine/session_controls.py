@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Any
 
 from atomic.core.events import SessionChanged, SessionInfoChanged, ThinkingLevelChanged
 from atomic.core.messages import AssistantMessage, ToolResultMessage, UserMessage, user_text
-from atomic.core.session.context import build_context
 from atomic.core.session.store import SessionStore
 
 if TYPE_CHECKING:
@@ -31,7 +30,8 @@ class SessionControls:
             )
 
     def restore_model_from_session(self: AgentSession) -> None:
-        ctx = build_context(self.store)
+        """Apply the model and level recorded on the branch just loaded by `reload_context`."""
+        ctx = self.loaded_context
         if ctx.provider and ctx.model_id:
             model = self.find_model(ctx.provider, ctx.model_id)
             if model is not None and self.has_auth(model):
