@@ -180,3 +180,14 @@ def test_no_usable_record_is_an_error(answer: str) -> None:
 def test_only_record_truncated_is_an_error() -> None:
     with pytest.raises(CompactionError):
         parse_deletion_records("12,34", truncated=True)
+
+
+def test_huge_tool_call_arguments_are_capped() -> None:
+    from atomic.core.compaction.serialize import TOOL_RESULT_MAX_CHARS, format_tool_call
+    from atomic.core.messages import ToolCall
+
+    call = ToolCall(id="c1", name="write", arguments={"path": "big.txt", "content": "x" * 50_000})
+    text = format_tool_call(call)
+    assert text.startswith('write(path="big.txt", content="xxx')
+    assert len(text) < TOOL_RESULT_MAX_CHARS + 200
+    assert "more characters truncated]" in text

@@ -82,8 +82,9 @@ def render_blocks(content: str | Sequence[Any]) -> str:
 
 
 def format_tool_call(call: ToolCall) -> str:
+    # A `write` of a big file would otherwise dominate the planner prompt; cap each argument like a result.
     args = ", ".join(
-        f"{key}={json.dumps(value, ensure_ascii=False)}" for key, value in call.arguments.items()
+        f"{key}={cap_text(json.dumps(value, ensure_ascii=False))}" for key, value in call.arguments.items()
     )
     return f"{call.name}({args})"
 
