@@ -47,3 +47,27 @@ def make_request(model: Model, messages: list[Any] | None = None, **overrides: A
 
 async def collect(provider: Any, request: StreamRequest) -> list[Any]:
     return [event async for event in provider.stream(request)]
+
+
+async def cancel_after_first_text(provider: Any, request: StreamRequest, server: Any) -> bool:
+    """Stream until the first text delta, cancel, check CancelledError propagates; True when the server saw
+    the client hang up (it keeps writing keep-alives, so it notices only if the response was closed)."""
+    import asyncio
+
+    import pytest
+
+    from atomic.core.providers.base import TextDelta
+
+    seen: list[Any] = []
+
+    async def consume() -> None:
+        async for event in provider.stream(request):
+            seen.append(event)
+
+    task = asyncio.create_task(consume())
+    while not any(isinstance(e, TextDelta) for e in seen):
+        await asyncio.sleep(0.01)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    return await asyncio.to_thread(server.client_hung_up.wait, 5)

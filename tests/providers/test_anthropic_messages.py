@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any
 
@@ -33,7 +32,7 @@ from atomic.core.providers.base import (
     ToolSpec,
     UsageUpdate,
 )
-from tests.providers.conftest import collect, make_model, make_request
+from tests.providers.conftest import cancel_after_first_text, collect, make_model, make_request
 from tests.providers.sse_server import Reply, ScriptedServer
 
 
@@ -369,17 +368,4 @@ async def test_cancellation_mid_stream_propagates_and_closes_the_response(server
     reply = text_reply()
     reply.stall_after = 3
     server.replies.append(reply)
-    seen: list[Any] = []
-
-    async def consume() -> None:
-        async for event in AnthropicMessagesProvider().stream(make_request(make_model(server.url))):
-            seen.append(event)
-
-    task = asyncio.create_task(consume())
-    while not any(isinstance(e, TextDelta) for e in seen):
-        await asyncio.sleep(0.01)
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
-    # The server keeps writing keep-alives; it notices the hang-up only if the response was closed.
-    assert await asyncio.to_thread(server.client_hung_up.wait, 5)
+    assert await cancel_after_first_text(AnthropicMessagesProvider(), make_request(make_model(server.url)), server)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any
 
@@ -32,7 +31,7 @@ from atomic.core.providers.base import (
     UsageUpdate,
 )
 from atomic.core.providers.openai_responses import OpenAIResponsesProvider
-from tests.providers.conftest import collect, make_model, make_request
+from tests.providers.conftest import cancel_after_first_text, collect, make_model, make_request
 from tests.providers.sse_server import Reply, ScriptedServer
 
 _sequence = iter(range(1, 1_000_000))
@@ -409,19 +408,7 @@ async def test_cancellation_mid_stream_closes_the_response(server: ScriptedServe
     reply = text_reply()
     reply.stall_after = 4
     server.replies.append(reply)
-    seen: list[Any] = []
-
-    async def consume() -> None:
-        async for event in OpenAIResponsesProvider().stream(make_request(responses_model(server.url))):
-            seen.append(event)
-
-    task = asyncio.create_task(consume())
-    while not any(isinstance(e, TextDelta) for e in seen):
-        await asyncio.sleep(0.01)
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
-    assert await asyncio.to_thread(server.client_hung_up.wait, 5)
+    assert await cancel_after_first_text(OpenAIResponsesProvider(), make_request(responses_model(server.url)), server)
 
 
 async def test_usage_update_precedes_done(server: ScriptedServer) -> None:
