@@ -86,10 +86,12 @@ async def search_with_ripgrep(rg: str, options: GrepOptions) -> tuple[list[Match
     stderr_task = asyncio.create_task(process.stderr.read())
     matches: list[Match] = []
     limit_reached = False
+    stdout_done = False
     try:
         while True:
             line = await process.stdout.readline()
             if not line:
+                stdout_done = True
                 break
             with contextlib.suppress(ValueError):
                 event = json.loads(line)
@@ -104,7 +106,9 @@ async def search_with_ripgrep(rg: str, options: GrepOptions) -> tuple[list[Match
                     limit_reached = True
                     break
     finally:
-        if process.returncode is None:
+        # Kill only a search we stopped reading (limit reached, or cancelled). At EOF rg is finishing on its
+        # own and may just not be reaped yet: killing it then turned a clean "no match" into an error.
+        if process.returncode is None and (limit_reached or not stdout_done):
             with contextlib.suppress(ProcessLookupError):
                 process.kill()
         await process.wait()
