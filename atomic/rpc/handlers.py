@@ -238,6 +238,12 @@ async def abort_compaction(s: AgentSession, _c: p.AbortCompaction, _x: HandlerCo
     return NO_DATA
 
 
+async def get_mcp_servers(s: AgentSession, _c: p.GetMcpServers, _x: HandlerContext) -> Any:
+    from atomic.rpc.mcp_wire import mcp_servers_wire
+
+    return mcp_servers_wire(s)
+
+
 HANDLERS: dict[str, Handler] = {
     "prompt": prompt,
     "steer": steer,
@@ -279,4 +285,6 @@ HANDLERS: dict[str, Handler] = {
     "set_label": set_label,
     "navigate_tree": navigate_tree,
     "abort_compaction": abort_compaction,
+    # Atomic's extension: MCP servers (docs/mcp.md).
+    "get_mcp_servers": get_mcp_servers,
 }

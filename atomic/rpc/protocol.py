@@ -202,6 +202,10 @@ class GetCommands(Command):
     type: Literal["get_commands"]
 
 
+class GetMcpServers(Command):
+    type: Literal["get_mcp_servers"]
+
+
 class ExtensionUiResponse(Command):
     type: Literal["extension_ui_response"]
     value: Any = None
@@ -217,6 +221,8 @@ COMMAND_MODELS: tuple[type[Command], ...] = (
     GetLastAssistantText, SetSessionName, GetCommands, ExtensionUiResponse,
     # Beyond the protocol document, as the TypeScript Atomic offers them.
     ImportSession, SetLabel, NavigateTree, AbortCompaction,
+    # Atomic's extension: MCP servers (docs/mcp.md).
+    GetMcpServers,
 )  # fmt: skip
 
 AnyCommand = Annotated[functools.reduce(operator.or_, COMMAND_MODELS), Field(discriminator="type")]
