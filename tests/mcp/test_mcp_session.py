@@ -159,3 +159,31 @@ async def test_a_missing_sdk_is_reported_clearly(tmp_path: Path, agent_dir: Path
         assert session.last_assistant_text() == "ok"
     finally:
         await session.shutdown()
+
+
+async def test_abort_cancels_a_running_mcp_call_and_the_server_stays_usable(
+    tmp_path: Path, agent_dir: Path
+) -> None:
+    from .conftest import wait_for
+
+    write_servers(agent_dir / "mcp.json", {"tiny": server_entry()})
+    provider = ScriptedProvider([
+        {"toolCalls": [{"name": "mcp__tiny__sleep", "arguments": {"seconds": 60}}]},
+        {"toolCalls": [{"name": "mcp__tiny__add", "arguments": {"a": 2, "b": 3}}]},
+        {"text": "done"},
+    ])
+    session = await create_session(SessionOptions(cwd=tmp_path, scripted=provider))
+    started: list[str] = []
+    session.subscribe(lambda e: started.append(e.type) if e.type == "tool_execution_start" else None)
+    try:
+        await session.prompt("sleep")
+        await wait_for(lambda: bool(started), 60)
+        await session.abort()
+        [aborted] = tool_results(session)
+        assert aborted.is_error and aborted.tool_name == "mcp__tiny__sleep"
+        await session.prompt("add")
+        await session.wait_idle()
+        assert tool_results(session)[-1].content[0].text == "5"
+        assert session.mcp is not None and session.mcp.connections["tiny"].restarts == 0
+    finally:
+        await session.shutdown()

@@ -118,6 +118,8 @@ class McpConnection:
         self.status: McpStatus = "stopped"
         self.error: str | None = None
         self.tools: list[McpToolInfo] = []
+        # Bumped whenever `tools` is replaced, so the manager rebuilds its tool objects.
+        self.generation = 0
         self.server_name: str | None = None
         self.restarts = 0
         self._client: Any = None
@@ -187,6 +189,7 @@ class McpConnection:
                 info = client.server_info
                 self.server_name = info.name if info is not None else None
                 self.tools = tools
+                self.generation += 1
                 self._client = client
                 self.status = "connected"
                 self._ready.set()

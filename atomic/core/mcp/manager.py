@@ -70,7 +70,7 @@ class McpManager:
         }
         self.loaded: set[str] = set()
         self._tools: dict[str, McpTool] = {}
-        self._tools_key: tuple[tuple[str, int, int], ...] = ()
+        self._tools_key: tuple[tuple[str, int], ...] = ()
         self._search = McpToolSearch(self.all_tools, self._load)
         self._notices: list[str] = []
         self._sink: Callable[[str], None] | None = None
@@ -156,7 +156,7 @@ class McpManager:
     # ------------------------------------------------------------------ tools
 
     def all_tools(self) -> list[McpTool]:
-        key = tuple((c.name, id(c.tools), len(c.tools)) for c in self.connections.values())
+        key = tuple((c.name, c.generation) for c in self.connections.values())
         if key != self._tools_key:
             fresh: dict[str, McpTool] = {}
             for conn in self.connections.values():
