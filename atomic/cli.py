@@ -52,6 +52,9 @@ def build_parser() -> argparse.ArgumentParser:
     res.add_argument("-nc", "--no-context-files", action="store_true", help="skip AGENTS.md / CLAUDE.md")
     res.add_argument("--system-prompt", help="replace the system prompt (text or a file)")
     res.add_argument("--append-system-prompt", action="append", default=[], help="append to the system prompt")
+    res.add_argument("--permission-mode", choices=["ask", "accept-edits", "yolo"], default=None,
+                     help="which tool calls need your approval: ask (bash, write, edit, MCP), accept-edits "
+                     "(bash, MCP) or yolo (none; the default outside ACP)")
     res.add_argument("-nbt", "--no-builtin-tools", action="store_true",
                      help="disable the built-in tools (extension tools stay)")
     compat = parser.add_argument_group("pi compatibility")
@@ -114,6 +117,7 @@ def options_from_args(args: argparse.Namespace, extra_flags: dict[str, Any]) -> 
         no_prompt_templates=args.no_prompt_templates,
         prompt_templates=args.prompt_template,
         extension_flags=extra_flags,
+        permission_mode=args.permission_mode,
     )
 
 

@@ -183,6 +183,11 @@ class ThinkingLevelChanged(Event):
     level: str
 
 
+class PermissionModeChanged(Event):
+    type: Literal["permission_mode_changed"] = "permission_mode_changed"
+    mode: str
+
+
 class ModelChanged(Event):
     type: Literal["model_changed"] = "model_changed"
     model: Any = None

@@ -17,10 +17,11 @@ from atomic.core.engine.bash_controls import BashControls
 from atomic.core.engine.compaction_controls import CompactionControls
 from atomic.core.engine.model_controls import ModelControls
 from atomic.core.engine.session_controls import SessionControls
-from atomic.core.events import AgentSettled, Event, ExtensionError, QueueUpdate
+from atomic.core.events import AgentSettled, Event, ExtensionError, PermissionModeChanged, QueueUpdate
 from atomic.core.extensions.hooks import HookBus
 from atomic.core.messages import AssistantMessage, ImageContent, ToolResultMessage, Usage
 from atomic.core.model_types import Model
+from atomic.core.permissions import PermissionPolicy, parse_mode
 from atomic.core.providers.base import StreamRequest, ToolSpec
 from atomic.core.session.context import ContextItem, SessionContext, build_context
 from atomic.core.session.store import SessionStore
@@ -72,6 +73,7 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
         self.compacted_since_usage = False
         self.pending_tool_results: list[ToolResultMessage] | None = None
         self.deferred_messages: list[Any] = []
+        self.permissions = PermissionPolicy()
         self._run_task: asyncio.Task[Any] | None = None
         self._current_run: AgentRun | None = None
         # Set by abort() when queued messages will run next: that run, not this one, settles.
@@ -366,6 +368,13 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
             self.queue_changed()
         return {"steering": steering, "followUp": follow}
 
+    def set_permission_mode(self, mode: str, persist: bool = False) -> None:
+        """Change who approves tool calls; "always" answers given so far stay remembered."""
+        self.permissions.mode = parse_mode(mode)
+        if persist:
+            self.settings_manager.update({"permissionMode": mode})
+        self.emit(PermissionModeChanged(mode=mode))
+
     def set_steering_mode(self, mode: str) -> None:
         self.steering.mode = mode
 
@@ -397,6 +406,7 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
             "autoCompactionEnabled": self.auto_compaction_enabled,
             "messageCount": len(self.context_items),
             "pendingMessageCount": len(self.steering) + len(self.follow_ups),
+            "permissionMode": self.permissions.mode,
         }
         if self.store.path is not None:
             state["sessionFile"] = str(self.store.path)
