@@ -77,6 +77,7 @@ class Settings(_Section):
     bell_on_turn_end: bool = Field(True, alias="bellOnTurnEnd")
     animations: bool = True
     mcp: McpSettings = Field(default_factory=McpSettings)
+    permission_mode: Literal["ask", "accept-edits", "yolo"] | None = Field(None, alias="permissionMode")
 
 
 def deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:

@@ -244,6 +244,11 @@ async def get_mcp_servers(s: AgentSession, _c: p.GetMcpServers, _x: HandlerConte
     return mcp_servers_wire(s)
 
 
+async def set_permission_mode(s: AgentSession, c: p.SetPermissionMode, _x: HandlerContext) -> Any:
+    s.set_permission_mode(c.mode, persist=c.persist)
+    return NO_DATA
+
+
 HANDLERS: dict[str, Handler] = {
     "prompt": prompt,
     "steer": steer,
@@ -285,6 +290,7 @@ HANDLERS: dict[str, Handler] = {
     "set_label": set_label,
     "navigate_tree": navigate_tree,
     "abort_compaction": abort_compaction,
-    # Atomic's extension: MCP servers (docs/mcp.md).
+    # Atomic's own additions.
+    "set_permission_mode": set_permission_mode,
     "get_mcp_servers": get_mcp_servers,
 }

@@ -42,5 +42,9 @@ class SessionOptions:
     approve: bool | None = None
     # MCP servers passed by the frontend (e.g. ACP `session/new`); they need no trust step.
     mcp_servers: list[McpServerConfig] = field(default_factory=list)
+    # Approvals: the flag wins over the `permissionMode` setting, which wins over the frontend's
+    # default (yolo everywhere except ACP, where the editor shows the question).
+    permission_mode: str | None = None
+    default_permission_mode: str = "yolo"
     # An in-process scripted provider (tests, snapshots, demos); see atomic.core.providers.scripted.
     scripted: Any = None
