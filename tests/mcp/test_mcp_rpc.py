@@ -85,3 +85,22 @@ async def test_rpc_prompt_is_not_blocked_by_a_hanging_server(tmp_path: Path, age
         await asyncio.sleep(0)
     finally:
         await client.close()
+
+
+async def test_print_mode_names_each_failed_server_once_on_stderr(tmp_path: Path, agent_dir: Path) -> None:
+    from tests.rpc.test_cli_modes import run_atomic
+
+    cwd = tmp_path / "project"
+    cwd.mkdir()
+    (agent_dir / "mcp.json").write_text(json.dumps({"mcpServers": {
+        "gone": {"command": "/no/such/server-one"},
+        "dead": {"command": sys.executable, "args": [str(SERVER), "--exit"]},
+    }}))
+    env = rpc_env(agent_dir, [{"text": "fine"}], tmp_path)
+    code, out, err = await run_atomic(["-p", "hi", "--provider", "scripted", "--no-session"], cwd, env)
+    assert code == 0, err
+    assert out == "fine\n"
+    lines = err.strip().splitlines()
+    assert len([line for line in lines if "gone failed to start" in line]) == 1
+    assert len([line for line in lines if "dead failed to start" in line]) == 1
+    assert "tiny: exiting on purpose" not in err

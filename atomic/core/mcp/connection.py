@@ -15,6 +15,7 @@ import importlib
 import importlib.util
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Literal
@@ -127,6 +128,8 @@ class McpConnection:
         self._ready = asyncio.Event()
         self._stop = asyncio.Event()
         self._log: IO[str] | None = None
+        # Told when a start fails (the manager turns it into a one-line notice).
+        self.on_failed: Callable[[McpConnection], None] | None = None
 
     @property
     def name(self) -> str:
@@ -206,6 +209,8 @@ class McpConnection:
                 self.error = describe_error(exc)
             self.status = "failed"
             self._write_log(f"failed: {self.error}")
+            if self.on_failed is not None:
+                self.on_failed(self)
         finally:
             self._client = None
             self._ready.set()

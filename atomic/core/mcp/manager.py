@@ -74,7 +74,6 @@ class McpManager:
         self._search = McpToolSearch(self.all_tools, self._load)
         self._notices: list[str] = []
         self._sink: Callable[[str], None] | None = None
-        self._watchers: list[asyncio.Task[None]] = []
         self.deferred = False
         self.notice(*self.problems)
         if announce_untrusted and self.untrusted:
@@ -116,13 +115,12 @@ class McpManager:
             self.notice(f"MCP servers not started ({', '.join(self.connections)}): {MISSING_SDK}")
             return
         for conn in self.connections.values():
+            conn.on_failed = self._report_failure
             conn.start()
-            self._watchers.append(asyncio.ensure_future(self._report_failure(conn)))
 
-    async def _report_failure(self, conn: McpConnection) -> None:
-        await conn.wait_ready()
-        if conn.status == "failed":
-            self.notice(f"MCP server {conn.name} failed to start: {conn.error} (log: {conn.log_path})")
+    def _report_failure(self, conn: McpConnection) -> None:
+        log = f" (log: {conn.log_path})" if conn.config.transport == "stdio" else ""
+        self.notice(f"MCP server {conn.name} failed to start: {conn.error}{log}")
 
     @property
     def starting(self) -> bool:
@@ -149,8 +147,6 @@ class McpManager:
         return self._state(conn)
 
     async def shutdown(self) -> None:
-        for task in self._watchers:
-            task.cancel()
         await asyncio.gather(*(c.stop() for c in self.connections.values()), return_exceptions=True)
 
     # ------------------------------------------------------------------ tools
