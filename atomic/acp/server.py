@@ -66,7 +66,8 @@ async def serve(template: SessionOptions) -> int:
     source, writer = await stdio_streams(limit=LINE_LIMIT)
     guarded = asyncio.StreamReader(limit=LINE_LIMIT)
     agent = AtomicAcpAgent(template)
-    connection = AgentSideConnection(agent, writer, guarded, listening=False)
+    # session/resume and session/close are behind the SDK's "unstable" switch in this release.
+    connection = AgentSideConnection(agent, writer, guarded, listening=False, use_unstable_protocol=True)
     pump = asyncio.ensure_future(_pump(source, guarded, writer))
     try:
         await connection.listen()
