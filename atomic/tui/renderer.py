@@ -20,6 +20,7 @@ from atomic.tui.conversation import (
     UserMessageView,
 )
 from atomic.tui.tool_cards import ToolCard
+from atomic.tui.tool_format import result_text
 
 # A resumed session shows only its newest messages, so opening a huge session stays instant: as many as
 # fill FIRST_PAGE_SCREENS screens (at most HISTORY_PAGE). Older ones come HISTORY_PAGE at a time when the
@@ -66,6 +67,9 @@ class ConversationRenderer:
         if isinstance(message, m.AssistantMessage):
             self._close_blocks()
             self.blocks = {}
+            # Card ids are only unique within one assistant message: a provider may reuse `call_1` in a
+            # later turn, and that call gets its own card instead of rewriting the earlier one.
+            self.cards = {}
         elif isinstance(message, m.UserMessage):
             self.conversation.add(UserMessageView(m.user_text(message)))
         elif isinstance(message, m.CustomMessage) and message.display:
@@ -112,8 +116,6 @@ class ConversationRenderer:
         self._card(call_id, name, args).set_status("running", args)
 
     def on_tool_update(self, call_id: str, name: str, args: Any, partial: Any) -> None:
-        from atomic.tui.tool_cards import result_text
-
         card = self._card(call_id, name, args)
         if card.status != "running":
             card.set_status("running")
@@ -122,11 +124,19 @@ class ConversationRenderer:
     def on_tool_end(self, call_id: str, name: str, result: Any, is_error: bool) -> None:
         self._card(call_id, name, None).finish(result, is_error)
 
-    def _card(self, call_id: str, name: str, args: Any, add: Callable[[Widget], None] | None = None) -> ToolCard:
-        card = self.cards.get(call_id)
+    def _card(
+        self,
+        call_id: str,
+        name: str,
+        args: Any,
+        add: Callable[[Widget], None] | None = None,
+        cards: dict[str, ToolCard] | None = None,
+    ) -> ToolCard:
+        known = self.cards if cards is None else cards
+        card = known.get(call_id)
         if card is None:
             card = ToolCard(call_id, name, args)
-            self.cards[call_id] = card
+            known[call_id] = card
             (add or self.conversation.add)(card)
         return card
 
@@ -153,8 +163,9 @@ class ConversationRenderer:
         if self.history_start:
             self.earlier = EarlierMessages(self.history_start)
             self.conversation.add(self.earlier)
+        cards: dict[str, ToolCard] = {}
         for message in self.history[self.history_start :]:
-            self._render_settled(message, self.conversation.add)
+            self._render_settled(message, self.conversation.add, cards)
 
     def _first_page_start(self) -> int:
         conversation = self.conversation
@@ -186,8 +197,9 @@ class ConversationRenderer:
         end = self.history_start
         self.history_start = self._page_start(end)
         widgets: list[Widget] = []
+        cards: dict[str, ToolCard] = {}
         for message in self.history[self.history_start : end]:
-            self._render_settled(message, widgets.append)
+            self._render_settled(message, widgets.append, cards)
         conversation = self.conversation
         height_before, scroll_before = conversation.virtual_size.height, conversation.scroll_y
         if self.history_start:
@@ -204,23 +216,26 @@ class ConversationRenderer:
 
         conversation.call_after_refresh(keep_position)
 
-    def _render_settled(self, message: Any, add: Callable[[Widget], None]) -> None:
+    def _render_settled(self, message: Any, add: Callable[[Widget], None], cards: dict[str, ToolCard]) -> None:
+        """Mount one stored message. `cards` maps the call ids of the latest assistant message to their cards
+        (its tool results follow it), so an id reused by a later message gets a card of its own."""
         from atomic.core import messages as m  # lazy: the first paint does not wait for the engine
         if isinstance(message, m.UserMessage):
             add(UserMessageView(m.user_text(message)))
         elif isinstance(message, m.AssistantMessage):
+            cards.clear()
             for block in message.content:
                 if isinstance(block, m.TextContent) and block.text.strip():
                     add(AssistantText(block.text))
                 elif isinstance(block, m.ThinkingContent) and block.thinking.strip():
                     add(ThinkingBlock(block.thinking))
                 elif isinstance(block, m.ToolCall):
-                    self._card(block.id, block.name, block.arguments, add)
+                    self._card(block.id, block.name, block.arguments, add, cards)
             if message.stop_reason == "error":
                 add(NoteMessage(f"Error: {message.error_message or 'unknown error'}", "error"))
         elif isinstance(message, m.ToolResultMessage):
             wire = {"content": [b.to_wire() for b in message.content], "details": message.details}
-            self._card(message.tool_call_id, message.tool_name, None, add).finish(wire, message.is_error)
+            self._card(message.tool_call_id, message.tool_name, None, add, cards).finish(wire, message.is_error)
         elif isinstance(message, m.BashExecutionMessage):
             view = BashView(message.command, bool(message.exclude_from_context))
             add(view)
