@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from atomic.core.events import Event
     from atomic.tui.app import AtomicApp
+    from atomic.tui.conversation import NoteMessage
 
 # A turn at least this long rings the bell at its end (setting bellOnTurnEnd).
 LONG_TURN_S = 10.0
@@ -46,6 +47,8 @@ def desktop_notify(app: Any, title: str, body: str) -> None:
 class EventBridge:
     def __init__(self, app: AtomicApp) -> None:
         self.app = app
+        # The "Compacting…" line of the running compaction; it turns into the result.
+        self.compaction_note: NoteMessage | None = None
 
     def handle(self, event: Event) -> None:
         handler = getattr(self, f"on_{event.type}", None)
@@ -63,6 +66,7 @@ class EventBridge:
         app = self.app
         elapsed = app.working.stop()
         app.input_flow.retrying = False
+        app.renderer.retry_view = None
         app.after_state_change()
         if elapsed >= LONG_TURN_S:
             if app.session.settings.bell_on_turn_end:
@@ -71,7 +75,12 @@ class EventBridge:
                 desktop_notify(app, "Atomic", "The agent finished its turn")
 
     def on_message_start(self, event: Any) -> None:
-        self.app.renderer.on_message_start(event.message)
+        app = self.app
+        if app.input_flow.retrying and event.message.role == "assistant":
+            # The countdown is over and the next attempt streams: Esc aborts it like any reply again.
+            app.input_flow.retrying = False
+            app.working.clear_status(still_working=True)
+        app.renderer.on_message_start(event.message)
 
     def on_message_update(self, event: Any) -> None:
         self.app.renderer.on_assistant_event(event.assistant_message_event)
@@ -93,34 +102,54 @@ class EventBridge:
         self.app.queue_panel.set_queue(event.steering, event.follow_up)
 
     def on_compaction_start(self, event: Any) -> None:
-        label = (
-            "Context overflow detected. Auto-compacting…" if event.reason == "overflow" else "Compacting context…"
-        )
-        self.app.working.show_status(label, "esc to cancel")
+        from atomic.tui.reports import compaction_start_text
+
+        app = self.app
+        label = "Context overflow detected. Auto-compacting…" if event.reason == "overflow" else "Compacting context…"
+        app.working.show_status(label, "esc to cancel")
+        usage = app.session.context_usage() or {}
+        text = compaction_start_text(event.reason, usage.get("tokens"), len(app.session.context_items))
+        self.compaction_note = app.renderer.note(text)
+
+    def on_summarization_retry_scheduled(self, event: Any) -> None:
+        label = f"Compaction: retrying in {{s}}s ({event.attempt}/{event.max_attempts}) · {event.error_message[:80]}"
+        self.app.working.show_status(label, "esc to cancel", event.delay_ms / 1000)
+
+    def on_summarization_retry_attempt_start(self, _event: Any) -> None:
+        self.app.working.show_status("Compacting context…", "esc to cancel")
 
     def on_compaction_end(self, event: Any) -> None:
         app = self.app
         app.call_later(app.input_flow.send_after_compaction)
         app.working.clear_status(still_working=app.session.is_streaming)
+        from atomic.tui.reports import compaction_result_text
+
         if event.aborted:
-            app.renderer.note("Compaction cancelled", "warning")
+            text, kind = "Compaction cancelled: the context is unchanged.", "warning"
         elif event.error_message:
-            app.renderer.note(f"Compaction failed: {event.error_message}", "error")
+            failed = event.error_message
+            text, kind = (failed if failed.lower().startswith(("compaction", "auto-compaction", "context")) else
+                          f"Compaction failed: {failed}"), "error"
         else:
-            app.renderer.note("Context compacted")
+            text, kind = compaction_result_text(event.result), "info"
+        note, self.compaction_note = self.compaction_note, None
+        app.renderer.replace_note(note, text, kind)
         app.footer.set_stats(app.session.session_stats())
 
     def on_auto_retry_start(self, event: Any) -> None:
-        self.app.input_flow.retrying = True
-        label = f"Retrying ({event.attempt}/{event.max_attempts}) in {{s}}s… {event.error_message}"
-        self.app.working.show_status(label, "esc to cancel", event.delay_ms / 1000)
+        app = self.app
+        app.input_flow.retrying = True
+        app.renderer.retry_started(event.attempt, event.max_attempts)
+        error = app.renderer.last_error
+        reason = error.error.summary if error is not None else event.error_message.splitlines()[0][:80]
+        label = f"Retrying in {{s}}s ({event.attempt}/{event.max_attempts}) · {reason}"
+        app.working.show_status(label, "esc to cancel", event.delay_ms / 1000)
 
     def on_auto_retry_end(self, event: Any) -> None:
         app = self.app
         app.input_flow.retrying = False
         app.working.clear_status(still_working=app.session.is_streaming)
-        if not event.success and event.final_error:
-            app.renderer.note(f"Retry failed: {event.final_error}", "error")
+        app.renderer.retry_ended(event.success, event.attempt, event.final_error)
 
     def on_thinking_level_changed(self, _event: Any) -> None:
         self.app.refresh_model()
@@ -138,6 +167,7 @@ class EventBridge:
         app.conversation.clear()
         app.renderer.cards = {}
         app.renderer.blocks = {}
+        app.renderer.last_error = app.renderer.retry_view = None
         app.renderer.render_history(app.session.messages())
         app.after_state_change()
         gc.freeze()  # the newly loaded session is long-lived: keep it out of garbage collection (see app.py)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from textual.content import Content
 from textual.widget import Widget
 
 from atomic.tui.conversation import (
@@ -19,6 +20,7 @@ from atomic.tui.conversation import (
     ThinkingBlock,
     UserMessageView,
 )
+from atomic.tui.error_view import ProviderErrorView
 from atomic.tui.tool_cards import ToolCard
 from atomic.tui.tool_format import result_text
 
@@ -58,6 +60,9 @@ class ConversationRenderer:
         self.history: list[Any] = []
         self.history_start = 0
         self.earlier: EarlierMessages | None = None
+        # The error of the newest failed reply, and the one being retried (one view per retry series).
+        self.last_error: ProviderErrorView | None = None
+        self.retry_view: ProviderErrorView | None = None
         conversation.on_reach_top = self.show_earlier
 
     # ------------------------------------------------------------------ live events
@@ -108,7 +113,7 @@ class ConversationRenderer:
             return
         self._close_blocks()
         if message.stop_reason == "error":
-            self.conversation.add(NoteMessage(f"Error: {message.error_message or 'unknown error'}", "error"))
+            self.show_provider_error(message)
         elif message.stop_reason == "aborted":
             self.conversation.add(NoteMessage("Aborted", "warning"))
 
@@ -140,6 +145,42 @@ class ConversationRenderer:
             (add or self.conversation.add)(card)
         return card
 
+    # ------------------------------------------------------------------ provider errors and retries
+
+    def show_provider_error(self, message: Any, add: Callable[[Widget], None] | None = None) -> ProviderErrorView:
+        from atomic.core.models.catalog import env_var_for
+        from atomic.tui.provider_errors import describe_error
+
+        error = describe_error(message.error_message or "", message.provider, message.model, env_var_for(message.provider))
+        view = self.retry_view
+        if view is not None and add is None:
+            # Another failed attempt of the same retry series: the one view shows the newest error.
+            view.error = error
+            view.set_state("failed")
+        else:
+            view = ProviderErrorView(error)
+            (add or self.conversation.add)(view)
+        self.last_error = view
+        return view
+
+    def retry_started(self, attempt: int, max_attempts: int) -> None:
+        view = self.last_error
+        if view is None:
+            return
+        self.retry_view = view
+        view.set_state("retrying", f"Retrying automatically ({attempt}/{max_attempts}) · esc cancels.")
+
+    def retry_ended(self, success: bool, attempt: int, final_error: str | None) -> None:
+        view, self.retry_view = self.retry_view, None
+        if view is None:
+            return
+        if success:
+            view.set_state("recovered", f"Recovered on retry {attempt}.")
+        elif final_error == "Retry cancelled":
+            view.set_state("cancelled", "Retry cancelled.")
+        else:
+            view.set_state("gave_up", f"Gave up after {attempt} {'retry' if attempt == 1 else 'retries'}.")
+
     def _close_blocks(self) -> None:
         for block in self.blocks.values():
             if isinstance(block, AssistantText):
@@ -151,6 +192,24 @@ class ConversationRenderer:
         widget = NoteMessage(text, kind)
         self.conversation.add(widget)
         return widget
+
+    def setup_note(self, text: str, ready: bool) -> NoteMessage:
+        """A login/logout result. Once a model is ready the welcome guide (which said there was none) goes."""
+        if ready:
+            for old in self.conversation.query(NoteMessage):
+                if old.kind == "guide":
+                    old.remove()
+        return self.note(text)
+
+    def replace_note(self, note: NoteMessage | None, text: str, kind: str = "info") -> NoteMessage:
+        """A progress line becomes its result in place (or a new line when it is gone)."""
+        if note is None or not note.is_attached:
+            return self.note(text, kind)
+        note.remove_class(f"-{note.kind}")
+        note.add_class(f"-{kind}")
+        note.kind, note.text = kind, text
+        note.update(Content(text))
+        return note
 
     # ------------------------------------------------------------------ history
 
@@ -232,7 +291,7 @@ class ConversationRenderer:
                 elif isinstance(block, m.ToolCall):
                     self._card(block.id, block.name, block.arguments, add, cards)
             if message.stop_reason == "error":
-                add(NoteMessage(f"Error: {message.error_message or 'unknown error'}", "error"))
+                self.show_provider_error(message, add)
         elif isinstance(message, m.ToolResultMessage):
             wire = {"content": [b.to_wire() for b in message.content], "details": message.details}
             self._card(message.tool_call_id, message.tool_name, None, add, cards).finish(wire, message.is_error)
