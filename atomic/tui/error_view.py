@@ -63,11 +63,11 @@ class ProviderErrorView(VerticalGroup):
         yield self._raw
 
     def _paint(self) -> None:
-        marks = {"failed": "✗", "retrying": "↻", "recovered": "✓", "gave_up": "✗", "cancelled": "✗"}
+        marks = {"failed": "✗", "retrying": "↻", "recovered": "↻", "gave_up": "✗", "cancelled": "✗"}
         self._summary.update(Content(f"{marks.get(self.state, '✗')} {self.error.summary}"))
         advice = {
             "retrying": self.note,
-            "recovered": self.note,
+            "recovered": f"✓ {self.note}",
             "gave_up": f"{self.note} {self.error.advice}",
             "cancelled": f"{self.note} {self.error.advice}",
         }.get(self.state, self.error.advice)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -16,17 +17,14 @@ LONG_TURN_S = 10.0
 
 def notify_on_turn_end(settings: Any) -> bool:
     """Setting `notifyOnTurnEnd` (kept by the Settings model as an extra key until it has a field)."""
-    value = getattr(settings, "notify_on_turn_end", None)
-    if value is None:
-        extra = getattr(settings, "model_extra", None) or {}
-        value = extra.get("notifyOnTurnEnd", extra.get("notify_on_turn_end", False))
-    return bool(value)
+    extra = settings.model_extra or {}
+    return bool(extra.get("notifyOnTurnEnd", extra.get("notify_on_turn_end", False)))
 
 
 def desktop_notify(app: Any, title: str, body: str) -> None:
     """A desktop notification: OSC 777 + OSC 9 through the terminal, or notify-send when there is no terminal
     driver. Skipped when the terminal has reported (focus reporting) that it has focus."""
-    if getattr(app, "terminal_focused", None) is True:
+    if app.terminal_focused is True:
         return
     clean_title, clean_body = (t.replace("\x1b", "").replace("\x07", "").replace(";", ",") for t in (title, body))
     driver = getattr(app, "_driver", None)
@@ -49,9 +47,33 @@ class EventBridge:
         self.app = app
         # The "Compacting…" line of the running compaction; it turns into the result.
         self.compaction_note: NoteMessage | None = None
+        # Event type → handler; events without one (turn_start, bash updates, ...) change nothing on screen.
+        self.handlers: dict[str, Callable[[Any], None]] = {
+            "agent_start": self.on_agent_start,
+            "agent_end": self.on_agent_end,
+            "message_start": self.on_message_start,
+            "message_update": self.on_message_update,
+            "message_end": self.on_message_end,
+            "tool_execution_start": self.on_tool_execution_start,
+            "tool_execution_update": self.on_tool_execution_update,
+            "tool_execution_end": self.on_tool_execution_end,
+            "queue_update": self.on_queue_update,
+            "compaction_start": self.on_compaction_start,
+            "summarization_retry_scheduled": self.on_summarization_retry_scheduled,
+            "summarization_retry_attempt_start": self.on_summarization_retry_attempt_start,
+            "compaction_end": self.on_compaction_end,
+            "auto_retry_start": self.on_auto_retry_start,
+            "auto_retry_end": self.on_auto_retry_end,
+            "thinking_level_changed": self.on_thinking_level_changed,
+            "model_changed": self.on_model_changed,
+            "session_info_changed": self.on_session_info_changed,
+            "session_changed": self.on_session_changed,
+            "extension_ui_request": self.on_extension_ui_request,
+            "extension_error": self.on_extension_error,
+        }
 
     def handle(self, event: Event) -> None:
-        handler = getattr(self, f"on_{event.type}", None)
+        handler = self.handlers.get(event.type)
         if handler is None:
             return
         try:

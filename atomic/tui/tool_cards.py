@@ -44,7 +44,8 @@ STATUS_STYLES = {
 
 
 def _more_note(hidden: int, total: int) -> Content:
-    return Content.styled(f"… {hidden} more lines, {total} in all (ctrl+o to expand)", "italic $text-muted")
+    more = "1 more line" if hidden == 1 else f"{hidden} more lines"
+    return Content.styled(f"… {more}, {total} in all (ctrl+o to expand)", "italic $text-muted")
 
 
 class ToolCard(VerticalGroup):

@@ -8,6 +8,7 @@ files, then answer in markdown with a code block. Hidden files (.env and the lik
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from atomic.core.messages import TextContent, ToolResultMessage, UserMessage
@@ -73,7 +74,9 @@ def _answer(prompt: str, listing: str, file_name: str | None, read: ToolResultMe
     if file_name and read is not None and not read.is_error:
         lines = _file_lines(_text(read.content))
         steps.append(f"2. `read` opened `{file_name}`; its first lines:")
-        fence = "```"
+        # A fence longer than any backtick run inside (a README with its own code blocks stays inside).
+        longest = max((len(run) for run in re.findall(r"`+", "\n".join(lines))), default=0)
+        fence = "`" * max(3, longest + 1)
         code = f"\n{fence}{_language(file_name)}\n" + "\n".join(lines) + f"\n{fence}\n"
     else:
         steps.append("2. There was no text file here to `read`, so here is what a code block looks like:")
@@ -82,8 +85,9 @@ def _answer(prompt: str, listing: str, file_name: str | None, read: ToolResultMe
         [
             "## What just happened",
             "",
-            f"You said *{said}*. This is a **demonstration turn** of the scripted provider: no model and "
-            "no network are involved.",
+            "This is a **demonstration turn** of the scripted provider (no model, no network), in answer to:",
+            "",
+            f"> {said}",
             "",
             *steps,
             code,
