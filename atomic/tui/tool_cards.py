@@ -78,7 +78,7 @@ class ToolCard(VerticalGroup):
         self._header = Static(self._header_content(), classes="tool-header")
         self._command = Static("", classes="tool-command tool-empty")
         self._preview = Static("", classes="tool-output tool-preview tool-empty")
-        self._full = Static("", classes="tool-full tool-empty")
+        self._full = LazyCode(classes="tool-full tool-empty")
         self._update_command()
         self._render_output()
 
@@ -194,16 +194,43 @@ class ToolCard(VerticalGroup):
     def _render_written(self, written: str) -> None:
         lines = self._written_lines()
         path = self.args.get("path") if isinstance(self.args, dict) else None
-        full = highlighted("\n".join(lines), language_for(path) if isinstance(path, str) else "text")
-        if len(lines) <= WRITE_PREVIEW_LINES:
-            preview = full
-        else:
-            body = Content("\n").join(full.split("\n")[:WRITE_PREVIEW_LINES])
-            preview = Content("\n").join([body, _more_note(len(lines) - WRITE_PREVIEW_LINES, len(lines))])
-        self._show(preview, full, bool(lines))
+        language = language_for(path) if isinstance(path, str) else "text"
+        # Only the preview is highlighted now: highlighting is slow (about 0.3 ms a line) and the whole
+        # file is highlighted when Ctrl+O first shows it.
+        preview = highlighted("\n".join(lines[:WRITE_PREVIEW_LINES]), language)
+        if len(lines) > WRITE_PREVIEW_LINES:
+            preview = Content("\n").join([preview, _more_note(len(lines) - WRITE_PREVIEW_LINES, len(lines))])
+        self._show(preview, None, bool(lines))
+        self._full.set_code("\n".join(lines), language)
 
-    def _show(self, preview: Content, full: Content, shown: bool) -> None:
+    def _show(self, preview: Content, full: Content | None, shown: bool) -> None:
         self._preview.set_class(not shown, "tool-empty")
         self._full.set_class(not shown, "tool-empty")
         self._preview.update(preview)
-        self._full.update(full)
+        if full is not None:
+            self._full.update(full)
+
+
+class LazyCode(Static):
+    """The full view of a card: highlighted when first shown (it stays hidden until Ctrl+O)."""
+
+    def __init__(self, classes: str) -> None:
+        super().__init__("", classes=classes)
+        self._source: tuple[str, str] | None = None
+        self._highlighted = True
+
+    def update(self, content: Any = "", *, layout: bool = True) -> None:
+        self._source, self._highlighted = None, True
+        super().update(content, layout=layout)
+
+    def set_code(self, code: str, language: str) -> None:
+        if self._source == (code, language):
+            return
+        super().update(Content(code))
+        self._source, self._highlighted = (code, language), False
+
+    def render(self) -> Any:
+        if not self._highlighted and self._source is not None:
+            self._highlighted = True
+            self.content = highlighted(*self._source)  # same lines, same height: no new layout
+        return super().render()
