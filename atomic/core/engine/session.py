@@ -308,10 +308,7 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
         # so they never split an assistant message from its tool results.
         while self.deferred_messages and self._current_run is None:
             owner, message = self.deferred_messages.pop(0)
-            if owner is self.store:
-                self.record_message(message)
-            else:
-                owner.append("message", message=message.to_wire())
+            self.record_owned_message(owner, message)
 
     async def wait_idle(self) -> None:
         while self._run_task is not None and not self._run_task.done():
