@@ -8,6 +8,7 @@ from atomic.core.agent.llm_text import encodable_message
 from atomic.core.messages import (
     AssistantMessage,
     BashExecutionMessage,
+    BranchSummaryMessage,
     CompactionSummaryMessage,
     CustomMessage,
     TextContent,
@@ -53,4 +54,8 @@ def convert_to_llm(messages: list[Any]) -> list[Any]:
             from atomic.core.compaction.context import compaction_summary_to_user_text
 
             out.append(UserMessage(content=compaction_summary_to_user_text(message), timestamp=message.timestamp))
+        elif isinstance(message, BranchSummaryMessage):
+            from atomic.core.compaction.context import branch_summary_to_user_text
+
+            out.append(UserMessage(content=branch_summary_to_user_text(message), timestamp=message.timestamp))
     return [encodable_message(m) for m in out]
