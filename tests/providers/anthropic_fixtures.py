@@ -262,6 +262,13 @@ def thinking_then_tool_empty_input() -> Reply:
                  finish("tool_use", {"output_tokens": 90, "output_tokens_details": {"thinking_tokens": 50}}))
 
 
+def thinking_then_tool() -> Reply:
+    return reply(message_start(), thinking_block(0, ["The user wants", " the weather."], SIG_A),
+                 tool_block(1, "toolu_fx_t1", "weather", {"location": "Florence, Italy"},
+                            extra={"caller": {"type": "direct"}}),
+                 finish("tool_use", {"input_tokens": 400, "output_tokens": 110}))
+
+
 def final_text(text: str = "Done.") -> Reply:
     return reply(message_start(msg_id="msg_fx_final"), text_block(0, [text]), finish("end_turn"))
 

@@ -147,6 +147,7 @@ SHAPES: dict[str, tuple[Callable[[], Reply], str]] = {
     "parallel-tools-empty-input": (fx.parallel_tools_only, "toolUse"),
     "parallel-tools-with-text": (fx.parallel_tools_with_text, "toolUse"),
     "thinking-tool-empty-input": (fx.thinking_then_tool_empty_input, "toolUse"),
+    "thinking-tool-use": (fx.thinking_then_tool, "toolUse"),
 }
 
 
@@ -195,6 +196,9 @@ TOOL_SHAPES: dict[str, tuple[Callable[[], Reply], list[dict[str, Any]]]] = {
     "thinking-tool-empty-input": (fx.thinking_then_tool_empty_input, [
         {"type": "thinking", "thinking": "Call the tool first.", "signature": fx.SIG_B},
         {"type": "tool_use", "id": "toolu_fx_v", "name": "version", "input": {}}]),
+    "thinking-tool-use": (fx.thinking_then_tool, [
+        {"type": "thinking", "thinking": "The user wants the weather.", "signature": fx.SIG_A},
+        {"type": "tool_use", "id": "toolu_fx_t1", "name": "weather", "input": {"location": "Florence, Italy"}}]),
 }
 
 
@@ -243,6 +247,8 @@ async def test_kept_blocks_never_go_to_another_model(server: ScriptedServer) -> 
 
 
 async def test_refusal_is_an_error_with_the_servers_explanation(server: ScriptedServer) -> None:
+    reference = await sdk_message(server, fx.refusal())
+    assert reference.stop_reason == "refusal" and reference.content == []
     with pytest.raises(ProviderError) as caught:
         await atomic_turn(server, fx.refusal())
     assert caught.value.kind == "fatal"
@@ -252,6 +258,10 @@ async def test_refusal_is_an_error_with_the_servers_explanation(server: Scripted
 
 
 async def test_overloaded_error_event_mid_stream_is_transient(server: ScriptedServer) -> None:
+    import anthropic
+
+    with pytest.raises(anthropic.APIStatusError, match="overloaded_error"):  # the SDK fails the same way
+        await sdk_message(server, fx.overloaded_midway())
     with pytest.raises(ProviderError) as caught:
         await atomic_turn(server, fx.overloaded_midway())
     assert caught.value.kind == "transient"
