@@ -267,16 +267,18 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
 
     async def steer(self, text: str, images: list[ImageContent] | None = None) -> None:
         self._reject_extension_command(text)
+        if not self.is_streaming:
+            self.ensure_can_prompt()  # before queuing: a refused message must not run later
         self._queue(self.steering, self._expand(text), list(images or []))
         if not self.is_streaming:
-            self.ensure_can_prompt()
             self.start_run([])
 
     async def follow_up(self, text: str, images: list[ImageContent] | None = None) -> None:
         self._reject_extension_command(text)
+        if not self.is_streaming:
+            self.ensure_can_prompt()  # before queuing: a refused message must not run later
         self._queue(self.follow_ups, self._expand(text), list(images or []))
         if not self.is_streaming:
-            self.ensure_can_prompt()
             self.start_run([])
 
     def _reject_extension_command(self, text: str) -> None:
@@ -426,6 +428,7 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
         name = self.store.name()
         if name:
             state["sessionName"] = name
+        state.update(self.model_block_state())
         return state
 
     async def shutdown(self) -> None:
