@@ -74,6 +74,7 @@ async def test_logout_of_the_active_provider_says_what_happens_next(tmp_path: Pa
         (said,) = [n for n in notes(app) if n.text.startswith("Logged out")]
         assert "stored key is removed" in said.text
         assert "No model has a key now" in said.text and "$ANTHROPIC_API_KEY" in said.text
+        assert "no key (/login)" in str(app.footer.render())
 
 
 async def test_logout_when_another_provider_has_a_key(tmp_path: Path) -> None:
