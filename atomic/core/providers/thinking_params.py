@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from atomic.core.model_types import Model
+from atomic.core.models.compat import completions_compat
 
 DEFAULT_MAX_TOKENS_CAP = 32000
 MIN_OUTPUT_TOKENS = 1024
@@ -133,7 +134,7 @@ def completions_params(model: Model, level: str) -> dict[str, Any]:
     """
     if not model.reasoning:
         return {}
-    compat = model.compat or {}
+    compat = completions_compat(model)
     fmt = compat.get("thinkingFormat", "openai")
     supports_effort = compat.get("supportsReasoningEffort", True)
     on = level != "off"
