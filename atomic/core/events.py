@@ -69,6 +69,45 @@ class MessageUpdate(Event):
     assistant_message_event: AssistantMessageEvent
     end_turn: bool | None = None
 
+    def to_wire(self) -> dict[str, Any]:
+        # One of these goes out per streamed delta: the generic serializer (four nested models) cost
+        # as much as the rest of the pipeline. Deltas are built by hand and the usage dict is reused
+        # while its numbers stay the same; the JSON is identical (pinned by tests/test_wire_fast_path.py).
+        event = self.assistant_message_event
+        if (
+            event.delta is None
+            or event.content_index is None
+            or event.content is not None
+            or event.tool_call is not None
+            or event.reason is not None
+            or event.error_message is not None
+            or event.model_extra
+            or self.model_extra
+        ):
+            return super().to_wire()
+        wire: dict[str, Any] = {
+            "type": "message_update",
+            "usage": _usage_wire(self.usage),
+            "assistantMessageEvent": {"type": event.type, "contentIndex": event.content_index, "delta": event.delta},
+        }
+        if self.end_turn is not None:
+            wire["endTurn"] = self.end_turn
+        return wire
+
+
+_usage_cache: list[Any] = [None, None]  # [key, wire dict] of the last usage serialized
+
+
+def _usage_wire(usage: Usage) -> dict[str, Any]:
+    cost = usage.cost
+    key = (id(usage), usage.input, usage.output, usage.cache_read, usage.cache_write, usage.total_tokens,
+           cost.input, cost.output, cost.cache_read, cost.cache_write, cost.total)
+    if _usage_cache[0] != key:
+        _usage_cache[0] = key
+        _usage_cache[1] = usage.to_wire()
+    # A copy: listeners may keep or change what they receive.
+    return dict(_usage_cache[1], cost=dict(_usage_cache[1]["cost"]))
+
 
 class MessageEnd(Event):
     type: Literal["message_end"] = "message_end"
