@@ -69,6 +69,26 @@ class AssistantMessageEvent(WireModel):
     reason: str | None = None
     error_message: str | None = None
 
+    def to_wire(self) -> dict[str, Any]:
+        # Built by hand: one of these goes out per streamed delta, and the generic pydantic dump
+        # cost more than the rest of the delta's path (pinned equal to it by the events tests).
+        if self.__pydantic_extra__:
+            return super().to_wire()
+        data: dict[str, Any] = {"type": self.type}
+        if self.content_index is not None:
+            data["contentIndex"] = self.content_index
+        if self.delta is not None:
+            data["delta"] = self.delta
+        if self.content is not None:
+            data["content"] = self.content
+        if self.tool_call is not None:
+            data["toolCall"] = self.tool_call
+        if self.reason is not None:
+            data["reason"] = self.reason
+        if self.error_message is not None:
+            data["errorMessage"] = self.error_message
+        return data
+
 
 class MessageUpdate(Event):
     type: Literal["message_update"] = "message_update"
@@ -77,43 +97,17 @@ class MessageUpdate(Event):
     end_turn: bool | None = None
 
     def to_wire(self) -> dict[str, Any]:
-        # One of these goes out per streamed delta: the generic serializer (four nested models) cost
-        # as much as the rest of the pipeline. Deltas are built by hand and the usage dict is reused
-        # while its numbers stay the same; the JSON is identical (pinned by tests/test_wire_fast_path.py).
-        event = self.assistant_message_event
-        if (
-            event.delta is None
-            or event.content_index is None
-            or event.content is not None
-            or event.tool_call is not None
-            or event.reason is not None
-            or event.error_message is not None
-            or event.model_extra
-            or self.model_extra
-        ):
+        # By hand for the same reason as AssistantMessageEvent.to_wire.
+        if self.__pydantic_extra__:
             return super().to_wire()
-        wire: dict[str, Any] = {
+        data: dict[str, Any] = {
             "type": "message_update",
-            "usage": _usage_wire(self.usage),
-            "assistantMessageEvent": {"type": event.type, "contentIndex": event.content_index, "delta": event.delta},
+            "usage": self.usage.to_wire(),
+            "assistantMessageEvent": self.assistant_message_event.to_wire(),
         }
         if self.end_turn is not None:
-            wire["endTurn"] = self.end_turn
-        return wire
-
-
-_usage_cache: list[Any] = [None, None]  # [key, wire dict] of the last usage serialized
-
-
-def _usage_wire(usage: Usage) -> dict[str, Any]:
-    cost = usage.cost
-    key = (id(usage), usage.input, usage.output, usage.cache_read, usage.cache_write, usage.total_tokens,
-           cost.input, cost.output, cost.cache_read, cost.cache_write, cost.total)
-    if _usage_cache[0] != key:
-        _usage_cache[0] = key
-        _usage_cache[1] = usage.to_wire()
-    # A copy: listeners may keep or change what they receive.
-    return dict(_usage_cache[1], cost=dict(_usage_cache[1]["cost"]))
+            data["endTurn"] = self.end_turn
+        return data
 
 
 class MessageEnd(Event):
@@ -142,6 +136,8 @@ class ToolExecutionEnd(Event):
     tool_name: str
     result: Any = None
     is_error: bool = False
+    # The write/edit tools' FileChange, for in-process frontends; never on the RPC wire.
+    file_change: Any = Field(default=None, exclude=True)
 
 
 class BashExecutionUpdate(Event):

@@ -206,15 +206,12 @@ class CompletionsStream:
 
     # -------------------------------------------------------------- lines
 
-    def feed(self, line: str) -> list[ProviderEvent]:
-        """Events for one SSE line (comments, `event:` lines and blank lines give none)."""
-        if not line.startswith("data:"):
-            return []
-        data = line[5:].strip()
-        if not data:
-            return []
+    def feed(self, data: str) -> list[ProviderEvent]:
+        """Events for one SSE event's data (`[DONE]` ends the stream)."""
         if data == "[DONE]":
             self.done = True
+            return []
+        if not data:
             return []
         try:
             chunk = json.loads(data)

@@ -27,6 +27,7 @@ from atomic.core.models.compat import completions_compat
 from atomic.core.providers.base import ProviderEvent, StreamRequest
 from atomic.core.providers.completions_stream import CompletionsStream, classify_openai_error
 from atomic.core.providers.history import from_same_model, normalize_history
+from atomic.core.providers.sse import iter_sse_data
 from atomic.core.providers.streaming import close_quietly
 from atomic.core.providers.thinking_params import completions_params, default_max_tokens
 
@@ -255,8 +256,8 @@ class OpenAICompletionsProvider:
             raw = client.chat.completions.with_streaming_response.create(**sdk_arguments(build_body(request)))
             async with raw as response:
                 state = CompletionsStream()
-                async for line in response.iter_lines():
-                    for event in state.feed(line):
+                async for data in iter_sse_data(response.iter_bytes()):
+                    for event in state.feed(data):
                         yield event
                     if state.done:
                         break

@@ -26,6 +26,7 @@ from atomic.core.providers.completions_stream import classify_openai_error
 from atomic.core.providers.history import from_same_model, normalize_history
 from atomic.core.providers.openai_completions import make_openai_client
 from atomic.core.providers.responses_stream import ResponsesStream
+from atomic.core.providers.sse import iter_sse_data
 from atomic.core.providers.streaming import close_quietly
 from atomic.core.providers.thinking_params import default_max_tokens, responses_params
 
@@ -202,8 +203,8 @@ class OpenAIResponsesProvider:
             raw = client.responses.with_streaming_response.create(**build_body(request))
             async with raw as response:
                 state = ResponsesStream()
-                async for line in response.iter_lines():
-                    for out in state.feed(line):
+                async for data in iter_sse_data(response.iter_bytes()):
+                    for out in state.feed(data):
                         yield out
             for out in state.finish():
                 yield out

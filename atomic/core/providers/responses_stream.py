@@ -94,11 +94,8 @@ class ResponsesStream:
         self._streamed_args: set[str] = set()
         self._saw_tool_call = False
 
-    def feed(self, line: str) -> list[ProviderEvent]:
-        """Events for one SSE line; `event:` lines, comments and blank lines give none."""
-        if not line.startswith("data:"):
-            return []
-        data = line[5:].strip()
+    def feed(self, data: str) -> list[ProviderEvent]:
+        """Events for one SSE event's data."""
         if not data or data == "[DONE]":
             return []
         try:
@@ -111,8 +108,8 @@ class ResponsesStream:
 
     def _key(self, event: dict[str, Any]) -> str:
         item_id = event.get("item_id")
-        if item_id:
-            return str(item_id)
+        if item_id.__class__ is str and item_id:
+            return item_id
         return self._keys.get(event.get("output_index", -1), "")
 
     def handle(self, event: dict[str, Any]) -> list[ProviderEvent]:
