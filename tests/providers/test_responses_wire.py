@@ -198,21 +198,32 @@ async def test_openrouter_interleaved_reasoning_and_message(server: ScriptedServ
     assert outcome.message.stop_reason == "stop"
 
 
-async def test_unknown_items_are_skipped(server: ScriptedServer) -> None:
+async def test_server_tool_items_are_kept_for_replay_and_unknown_items_skipped(server: ScriptedServer) -> None:
+    model = model_for(server)
     search = {"id": "ws_1", "type": "web_search_call", "status": "in_progress"}
-    outcome = await run(server, model_for(server), [
+    search_done = {**search, "status": "completed", "action": {"type": "search", "query": "weather"}}
+    outcome = await run(server, model, [
         *start(),
-        added(0, search),
-        e("response.web_search_call.searching", output_index=0, item_id="ws_1"),
-        done(0, {**search, "status": "completed", "action": {"type": "search", "query": "weather"}}),
-        added(1, {"id": "mcp_1", "type": "mcp_list_tools", "tools": []}),
-        done(1, {"id": "mcp_1", "type": "mcp_list_tools", "tools": []}),
-        *message(2, "msg_1", ["Sunny", " today."]),
+        *reasoning(0, "rs_1", summary=[["Search first."]], encrypted="ENC1"),
+        added(1, search),
+        e("response.web_search_call.searching", output_index=1, item_id="ws_1"),
+        done(1, search_done),
+        added(2, {"id": "x_1", "type": "future_item", "payload": 1}),
+        done(2, {"id": "x_1", "type": "future_item", "payload": 1}),
+        *message(3, "msg_1", ["Sunny", " today."]),
         end(9463, 582, cached=8320),
     ])
     assert outcome.error is None
-    assert outcome.message.content == [TextContent(text="Sunny today.", text_signature="msg_1")]
+    assert [type(b) for b in outcome.message.content] == [ThinkingContent, TextContent]
+    assert outcome.message.text() == "Sunny today."
     assert (outcome.message.usage.input, outcome.message.usage.cache_read) == (1143, 8320)
+    history = [UserMessage(content="weather?"), outcome.message, UserMessage(content="and tomorrow?")]
+    server.replies.append(Reply(events=[*start(), *message(0, "msg_z", ["ok"]), end()]))
+    await assemble(OpenAIResponsesProvider(), make_request(model, history))
+    items = server.requests[-1].body["input"]
+    # The encrypted reasoning, the search it led to, then the answer, in the order they were produced.
+    assert [i.get("type") for i in items[1:4]] == ["reasoning", "web_search_call", "message"]
+    assert items[2] == search_done and items[3]["id"] == "msg_1"
 
 
 async def test_parallel_function_calls(server: ScriptedServer) -> None:

@@ -99,7 +99,13 @@ def _assistant_items(message: AssistantMessage, request: StreamRequest) -> list[
     # one, item ids would name items the server never stored.
     keep_ids = any(item and "encrypted_content" in item for item in reasoning)
     items: list[dict[str, Any]] = []
-    for block in message.content:
+    # Server tool items (web search, MCP...) go back at their place, to the model that produced them.
+    kept = sorted(message.provider_blocks or [], key=lambda b: b.position) if same_model else []
+    next_kept = 0
+    for position, block in enumerate(message.content):
+        while next_kept < len(kept) and kept[next_kept].position <= position:
+            items.append(kept[next_kept].data)
+            next_kept += 1
         if isinstance(block, ThinkingContent):
             item = _reasoning_item(block) if same_model else None
             if item:
@@ -127,6 +133,7 @@ def _assistant_items(message: AssistantMessage, request: StreamRequest) -> list[
             if keep_ids and item_id:
                 call_item["id"] = item_id
             items.append(call_item)
+    items.extend(block.data for block in kept[next_kept:])
     return items
 
 

@@ -10,7 +10,9 @@ work is constant: nothing is re-joined or re-scanned as the reply grows.
   replay, see `openai_responses.py`.
 - message items become text blocks (refusals too), function_call items tool calls with id
   `call_id|item_id`; arguments sent only in `.done` (LM Studio) still arrive.
-- items Atomic does not use (web search, MCP, code interpreter, image generation...) are skipped.
+- items Atomic does not show but the server takes back as input (web search, file search, code
+  interpreter, image generation, MCP calls) are kept as opaque blocks and replayed in place; any
+  other item type is skipped.
 - an explicit `end_turn` (Codex) on a message item or the response sets the message's endTurn.
 - `error` events and `response.failed` end the turn with the server's code and message.
 """
@@ -23,6 +25,7 @@ from typing import Any
 from atomic.core.messages import Usage
 from atomic.core.providers.base import (
     Done,
+    OpaqueBlock,
     ProviderError,
     ProviderEvent,
     TextDelta,
@@ -38,6 +41,17 @@ from atomic.core.providers.base import (
 )
 from atomic.core.providers.errors import classify_status, stream_ended_early
 
+# Output item types that are valid input items: kept (OpaqueBlock) and sent back with the turn.
+_REPLAYABLE_ITEMS = frozenset(
+    {
+        "web_search_call",
+        "file_search_call",
+        "code_interpreter_call",
+        "image_generation_call",
+        "mcp_call",
+        "mcp_list_tools",
+    }
+)
 _TEXT_DELTAS = frozenset({"response.output_text.delta", "response.refusal.delta"})
 _THINKING_DELTAS = frozenset({"response.reasoning_summary_text.delta", "response.reasoning_text.delta"})
 
@@ -198,6 +212,8 @@ class ResponsesStream:
                 events.append(ToolCallDelta(key, arguments))  # server sent no argument deltas
             events.append(ToolCallEnd(key))
             return events
+        if item.get("type") in _REPLAYABLE_ITEMS and item.get("status") != "in_progress":
+            return [OpaqueBlock(data=item)]
         return []
 
     def _completed(self, response: dict[str, Any]) -> list[ProviderEvent]:
