@@ -251,7 +251,7 @@ async def test_zai_reasoning_text_and_tool_sent_back(server: ScriptedServer) -> 
     body = await next_request(server, model, outcome, {"call_z": "40 C"})
     assistant = body["messages"][2]
     assert assistant["content"] == "I'll check." and assistant["reasoning_content"] == "Check the weather."
-    assert body["enable_thinking"] is True  # inferred thinkingFormat "zai"
+    assert body["thinking"] == {"type": "enabled", "clear_thinking": False}  # inferred thinkingFormat "zai"
 
 
 async def test_openrouter_reasoning_details_kept_verbatim_and_sent_back(server: ScriptedServer) -> None:

@@ -140,7 +140,10 @@ def completions_params(model: Model, level: str) -> dict[str, Any]:
     on = level != "off"
     effort = _openai_effort(model, level)
 
-    if fmt in ("zai", "qwen"):
+    if fmt == "zai":
+        # Z.ai: `clear_thinking: false` keeps earlier turns' reasoning_content (sent back with them).
+        return {"thinking": {"type": "enabled", "clear_thinking": False} if on else {"type": "disabled"}}
+    if fmt == "qwen":
         return {"enable_thinking": on}
     if fmt == "qwen-chat-template":
         return {"chat_template_kwargs": {"enable_thinking": on, "preserve_thinking": True}}
