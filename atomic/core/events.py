@@ -136,6 +136,8 @@ class ToolExecutionEnd(Event):
     tool_name: str
     result: Any = None
     is_error: bool = False
+    # The write/edit tools' FileChange, for in-process frontends; never on the RPC wire.
+    file_change: Any = Field(default=None, exclude=True)
 
 
 class BashExecutionUpdate(Event):
