@@ -210,7 +210,12 @@ async def _open(options: Any) -> Any:
 
 
 def _notices_to_stderr(session: Any) -> None:
-    """Non-interactive modes: MCP start failures and skipped project servers, one line each on stderr."""
+    """Non-interactive modes: MCP start failures and what an undecided project left out, one line each on stderr."""
+    from atomic.core.engine.project_trust import untrusted_notice
+
+    notice = untrusted_notice(session)
+    if notice is not None:
+        print(f"atomic: {notice}", file=sys.stderr, flush=True)
     if session.mcp is not None:
         session.mcp.set_notice_sink(lambda line: print(f"atomic: {line}", file=sys.stderr, flush=True))
 

@@ -115,8 +115,13 @@ class AtomicAcpAgent:
             engine = await create_session(options)
         except StartupError as exc:
             raise RequestError.internal_error({"details": str(exc)}) from exc
+        from atomic.core.engine.project_trust import untrusted_notice
+
         for warning in engine.startup_warnings:
             _log(warning)
+        notice = untrusted_notice(engine)
+        if notice is not None:
+            _log(notice)
         if self.client_fs is not None and (self.client_fs.read_text_file or self.client_fs.write_text_file):
             engine.editor_files = ClientFiles(
                 self.conn, engine.store.session_id, folder.resolve(),

@@ -1,5 +1,8 @@
 """Settings: `<agentDir>/settings.json` (global) deep-merged with `<cwd>/.atomic/settings.json` (project wins).
 
+The project file is merged only when the project is trusted (atomic/core/trust.py): until the factory
+has decided, and whenever the folder is not trusted, only the user's own file counts.
+
 A broken file is reported in `errors` and ignored, never overwritten. Writes go to the global file only,
 change only the keys asked for (re-read under a lock, so a concurrent writer's keys survive), and are
 written by write-then-rename. Unknown keys are kept.
@@ -106,9 +109,10 @@ def _set_path(data: dict[str, Any], dotted: str, value: Any) -> None:
 
 
 class SettingsManager:
-    def __init__(self, agent_dir: Path, cwd: Path) -> None:
+    def __init__(self, agent_dir: Path, cwd: Path, *, project_trusted: bool = False) -> None:
         self.global_path = agent_dir / "settings.json"
         self.project_path = cwd / ".atomic" / "settings.json"
+        self.project_trusted = project_trusted
         self.errors: list[str] = []
         self._global: dict[str, Any] = {}
         self._project: dict[str, Any] = {}
@@ -131,7 +135,8 @@ class SettingsManager:
     def reload(self) -> None:
         self.errors = []
         self._global = self._read(self.global_path)
-        self._project = self._read(self.project_path)
+        # An untrusted project's file is not even read: its errors are not the user's concern.
+        self._project = self._read(self.project_path) if self.project_trusted else {}
         merged = deep_merge(self._global, self._project)
         try:
             self.settings = Settings.model_validate(merged)
@@ -148,6 +153,12 @@ class SettingsManager:
                 except ValidationError:
                     continue
             self.settings = Settings.model_validate(valid)
+
+    def set_project_trusted(self, trusted: bool) -> None:
+        """Merge (or stop merging) the project's file after a trust decision."""
+        if trusted != self.project_trusted:
+            self.project_trusted = trusted
+            self.reload()
 
     def global_raw(self) -> dict[str, Any]:
         """The user's own settings file only (what a project's files cannot change, e.g. trust)."""

@@ -1,6 +1,8 @@
-"""Project trust: whether Atomic may load what a project folder brings (today: its `.mcp.json` servers).
+"""Project trust: whether Atomic may load what a project folder brings (its `.atomic/` settings,
+extensions, prompt templates and skills, `.agents/skills`, AGENTS.md/CLAUDE.md files, MCP servers).
 
-A project can run code through what it ships (an MCP server is any command), so it is used only
+A project can run code through what it ships (an extension is imported Python, an MCP server is any
+command, a context file steers the model), so it is used only
 when the user trusts the folder. The decision comes from, in order:
 
 1. the command line for one run: `--approve` / `-a` trusts, `--no-approve` / `-na` does not;
@@ -29,7 +31,10 @@ TrustSetting = Literal["ask", "always", "never"]
 TrustSource = Literal["flag", "setting", "saved", "once", "undecided"]
 TRUST_SETTINGS: tuple[str, ...] = ("ask", "always", "never")
 TRUST_FILE = "trust.json"
-HOW_TO_TRUST = "run with --approve (-a), or save a decision for this folder (docs/security.md)"
+HOW_TO_TRUST = (
+    "run with --approve (-a) for one run, or trust the folder once with /trust in the interactive TUI "
+    "(or \"defaultProjectTrust\": \"always\" in your own settings.json); see docs/security.md"
+)
 
 
 @dataclass(frozen=True)

@@ -59,7 +59,13 @@ async def new_session(s: AgentSession, c: p.NewSession, _x: HandlerContext) -> A
 
 
 async def get_state(s: AgentSession, _c: p.GetState, _x: HandlerContext) -> Any:
-    return s.get_state()
+    from atomic.rpc.mcp_wire import project_trust_wire
+
+    state = s.get_state()
+    trust = project_trust_wire(s, skipped=True)
+    if trust is not None:
+        state["projectTrust"] = trust  # an Atomic extension (docs/rpc.md)
+    return state
 
 
 async def get_messages(s: AgentSession, _c: p.GetMessages, _x: HandlerContext) -> Any:

@@ -28,12 +28,29 @@ def server_wire(state: McpServerState) -> dict[str, Any]:
     return data
 
 
+def project_trust_wire(session: AgentSession, *, skipped: bool = False) -> dict[str, Any] | None:
+    """`projectTrust`: the decision, and (with `skipped`) what the project brings that was not loaded."""
+    trust = session.project_trust
+    if trust is None:
+        return None
+    data: dict[str, Any] = {"trusted": trust.trusted, "source": trust.source, "cwd": str(trust.cwd)}
+    if trust.decided_by is not None:
+        data["decidedBy"] = str(trust.decided_by)
+    if skipped:
+        from atomic.core.engine.project_trust import skipped_offer
+        from atomic.core.trust import HOW_TO_TRUST
+
+        offer = skipped_offer(session)
+        data["skipped"] = [{"kind": kind, "items": items} for kind, items in offer.items()]
+        if not trust.trusted:
+            data["howToTrust"] = HOW_TO_TRUST
+    return data
+
+
 def mcp_servers_wire(session: AgentSession) -> dict[str, Any]:
     states = session.mcp.states() if session.mcp is not None else []
     data: dict[str, Any] = {"servers": [server_wire(s) for s in states]}
-    trust = session.project_trust
+    trust = project_trust_wire(session)
     if trust is not None:
-        data["projectTrust"] = {"trusted": trust.trusted, "source": trust.source, "cwd": str(trust.cwd)}
-        if trust.decided_by is not None:
-            data["projectTrust"]["decidedBy"] = str(trust.decided_by)
+        data["projectTrust"] = trust
     return data

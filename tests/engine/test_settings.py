@@ -20,7 +20,7 @@ def test_project_wins_with_deep_merge(tmp_path: Path) -> None:
     agent, cwd = tmp_path / "agent", tmp_path / "proj"
     write(agent / "settings.json", {"compaction": {"enabled": False, "reserveTokens": 1000}, "theme": "light"})
     write(cwd / ".atomic" / "settings.json", {"compaction": {"reserveTokens": 2000}, "steeringMode": "all"})
-    settings = SettingsManager(agent, cwd).settings
+    settings = SettingsManager(agent, cwd, project_trusted=True).settings
     assert settings.compaction.enabled is False  # from global, untouched by the project's partial object
     assert settings.compaction.reserve_tokens == 2000  # project wins
     assert settings.theme == "light" and settings.steering_mode == "all"
@@ -90,3 +90,16 @@ def test_concurrent_writers_keep_each_others_keys(tmp_path: Path) -> None:
     saved = json.loads((agent / "settings.json").read_text())
     assert {k: saved[k] for k in sorted(saved)} == {f"key{i}": 9 for i in range(8)}
     assert not [p for p in agent.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_untrusted_project_settings_are_not_merged(tmp_path: Path) -> None:
+    agent, cwd = tmp_path / "agent", tmp_path / "proj"
+    write(agent / "settings.json", {"theme": "light"})
+    write(cwd / ".atomic" / "settings.json", {"theme": "dark", "shellPath": "/tmp/evil-shell"})
+    manager = SettingsManager(agent, cwd)  # undecided: the project's file is not even read
+    assert manager.settings.theme == "light" and manager.settings.shell_path is None
+    assert manager.project_raw() == {}
+    manager.set_project_trusted(True)
+    assert manager.settings.theme == "dark" and manager.settings.shell_path == "/tmp/evil-shell"
+    manager.set_project_trusted(False)
+    assert manager.settings.theme == "light" and manager.settings.shell_path is None

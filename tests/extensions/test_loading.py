@@ -29,7 +29,7 @@ async def test_discovers_agent_dir_and_project_extensions(make_session, agent_di
     write_extension(workdir / ".atomic" / "extensions", "notes.txt", "hello")
     write_extension(workdir / ".atomic" / "extensions" / "plain_dir", "x.py", "raise SystemExit('no')\n")
 
-    session, _ = await make_session()
+    session, _ = await make_session(approve=True)  # project extensions load only in a trusted folder
     assert command_names(session) == ["global", "packaged", "project"]
     items = {i["name"]: i for i in session.extensions.command_items()}
     assert items["project"] == {
@@ -121,7 +121,7 @@ async def test_load_errors_are_extension_error_events(make_session, ext_dir: Pat
 async def test_two_files_with_the_same_name_stay_separate(make_session, agent_dir: Path, workdir: Path) -> None:
     first = write_extension(agent_dir / "extensions", "same.py", "X = 'global'\ndef activate(atomic): pass\n")
     second = write_extension(workdir / ".atomic" / "extensions", "same.py", "X = 'project'\ndef activate(atomic): pass\n")
-    session, _ = await make_session()
+    session, _ = await make_session(approve=True)
     assert module_of(session, first).X == "global"
     assert module_of(session, second).X == "project"
 

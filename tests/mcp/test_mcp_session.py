@@ -8,6 +8,7 @@ from pathlib import Path
 
 from atomic.core.engine.factory import create_session
 from atomic.core.engine.options import SessionOptions
+from atomic.core.engine.project_trust import untrusted_notice
 from atomic.core.messages import ToolResultMessage
 from atomic.core.providers.scripted import ScriptedProvider
 
@@ -64,15 +65,17 @@ async def test_project_servers_start_only_in_a_trusted_project(tmp_path: Path, a
         assert untrusted.project_trust is not None and untrusted.project_trust.undecided
         assert untrusted.mcp is not None and untrusted.mcp.connections == {}
         assert [(s.name, s.status) for s in untrusted.mcp.states()] == [("proj", "untrusted")]
-        notices = untrusted.mcp.pending_notices()
-        assert len(notices) == 1 and "not trusted: proj" in notices[0] and "--approve" in notices[0]
+        # Announced once with the rest of the project (engine/project_trust.py), not by the MCP manager.
+        assert untrusted.mcp.pending_notices() == []
+        notice = untrusted_notice(untrusted)
+        assert notice is not None and "MCP: proj" in notice and "--approve" in notice
     finally:
         await untrusted.shutdown()
 
     refused = await create_session(SessionOptions(cwd=tmp_path, scripted=ScriptedProvider([]), approve=False))
     try:
         assert refused.mcp is not None and refused.mcp.connections == {}
-        assert refused.mcp.pending_notices() == []  # an explicit "no" is not announced
+        assert untrusted_notice(refused) is None  # an explicit "no" is not announced
     finally:
         await refused.shutdown()
 

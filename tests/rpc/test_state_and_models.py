@@ -11,7 +11,7 @@ from tests.rpc.helpers import RecordingClient
 STATE_FIELDS = {
     "model", "thinkingLevel", "isStreaming", "isCompacting", "steeringMode", "followUpMode",
     "sessionFile", "sessionId", "autoCompactionEnabled", "messageCount", "pendingMessageCount",
-    "permissionMode",
+    "permissionMode", "projectTrust",
 }
 MODEL_FIELDS = {"id", "name", "api", "provider", "baseUrl", "reasoning", "input", "contextWindow", "maxTokens", "cost"}
 
@@ -296,7 +296,7 @@ async def test_get_commands_lists_prompt_templates(start_rpc: StartRpc, work_dir
     prompts = work_dir / ".atomic" / "prompts"
     prompts.mkdir(parents=True)
     (prompts / "fix-tests.md").write_text("---\ndescription: Fix failing tests\n---\nFix the tests.\n")
-    client = await start_rpc()
+    client = await start_rpc(None, "--approve")  # project templates load only in a trusted folder
     commands = (await client.call("get_commands"))["commands"]
     fix = next(c for c in commands if c["name"] == "fix-tests")
     assert fix["source"] == "prompt" and fix["description"] == "Fix failing tests"
@@ -340,7 +340,7 @@ async def test_prompt_template_is_expanded_before_sending(start_rpc: StartRpc, w
     prompts = work_dir / ".atomic" / "prompts"
     prompts.mkdir(parents=True)
     (prompts / "review.md").write_text("---\ndescription: Review\n---\nPlease review $1 carefully.\n")
-    client = await start_rpc()
+    client = await start_rpc(None, "-a")
     await client.run_prompt("/review main.py")
     assert (await client.get_messages())[0]["content"].strip() == "Please review main.py carefully."
 

@@ -121,6 +121,7 @@ def _load_resources(session: AgentSession, options: SessionOptions) -> None:
         raise StartupError(str(exc)) from exc
     session.tools = {tool.name: tool for tool in tools}
     session.active_tool_names = [tool.name for tool in tools]
+    trusted = session.project_trust is not None and session.project_trust.trusted
     catalog = ResourceCatalog(
         session.cwd,
         session.agent_dir,
@@ -128,9 +129,12 @@ def _load_resources(session: AgentSession, options: SessionOptions) -> None:
         skill_paths=options.skills,
         no_prompt_templates=options.no_prompt_templates,
         no_skills=options.no_skills,
+        include_project=trusted,
     )
     session.resources = catalog
-    session.context_files = [] if options.no_context_files else load_context_files(session.cwd, session.agent_dir)
+    session.context_files = (
+        [] if options.no_context_files else load_context_files(session.cwd, session.agent_dir, include_project=trusted)
+    )
     session.startup_warnings.extend(str(d) for d in catalog.diagnostics)
 
     def rebuild() -> str:
@@ -150,15 +154,9 @@ def _load_resources(session: AgentSession, options: SessionOptions) -> None:
     session.system_prompt = rebuild()
 
 
-def _start_mcp(session: AgentSession, options: SessionOptions) -> None:
-    """Decide project trust, then start the configured MCP servers in the background."""
-    from atomic.core.trust import resolve_trust
-
-    setting = session.settings_manager.global_raw().get("defaultProjectTrust")
-    session.project_trust = resolve_trust(
-        session.cwd, session.agent_dir, setting=setting if isinstance(setting, str) else None, approve=options.approve
-    )
-    if options.tools == []:  # --no-tools: no tools at all, MCP's included
+def start_mcp(session: AgentSession, options: SessionOptions) -> None:
+    """Start the configured MCP servers in the background (the project's only when trusted)."""
+    if session.project_trust is None or options.tools == []:  # --no-tools: no tools at all, MCP's included
         return
     from atomic.core.mcp import create_mcp_manager
 
@@ -173,7 +171,11 @@ def _start_mcp(session: AgentSession, options: SessionOptions) -> None:
 async def create_session(options: SessionOptions) -> AgentSession:
     cwd = options.cwd.resolve()
     agent = options.agent_dir or default_agent_dir()
+    from atomic.core.engine.project_trust import decide_project_trust
+
+    # Trust is decided first: until then (and when untrusted) the project's settings file is not merged.
     settings = SettingsManager(agent, cwd)
+    trust = decide_project_trust(settings, options)
     session_dir = _session_dir(options, settings, cwd)
     try:
         store, resumed = _open_store(options, session_dir, cwd)
@@ -182,6 +184,7 @@ async def create_session(options: SessionOptions) -> AgentSession:
     except Exception as exc:
         raise StartupError(str(exc)) from exc
     session = AgentSession(cwd=cwd, agent_dir=agent, settings=settings, store=store, session_dir=session_dir)
+    session.project_trust = trust
     session.startup_warnings.extend(settings.errors)
     session.startup_warnings.extend(store.warnings)
     session.startup_warnings.extend(getattr(session.registry, "errors", []))
@@ -193,7 +196,7 @@ async def create_session(options: SessionOptions) -> AgentSession:
     except ValueError as exc:
         raise StartupError(str(exc)) from exc
     _load_resources(session, options)
-    _start_mcp(session, options)
+    start_mcp(session, options)
     session.reload_context()
     if resumed:
         session.restore_model_from_session()

@@ -30,6 +30,7 @@ from atomic.core.tools.base import EditorFiles, Tool, ToolContext, ToolOutput
 
 if TYPE_CHECKING:
     from atomic.core.mcp.manager import McpManager
+    from atomic.core.project_offer import ProjectOffer
     from atomic.core.trust import ProjectTrust
 
 Listener = Callable[[Event], None]
@@ -94,6 +95,11 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
         # MCP servers (None when none is configured) and the project's trust decision (factory.py).
         self.mcp: McpManager | None = None
         self.project_trust: ProjectTrust | None = None
+        # What the project brings that was not loaded (engine/project_trust.py; None: not looked yet).
+        self.project_skipped: ProjectOffer | None = None
+        # Set by the factory; project_trust.py reloads them when the trust decision changes.
+        self.context_files: list[Any] = []
+        self.rebuild_system_prompt: Callable[[], str] | None = None
 
     # ------------------------------------------------------------------ events
 

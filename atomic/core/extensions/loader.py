@@ -49,16 +49,23 @@ def _resolve_explicit(raw: str, cwd: Path) -> Path:
     return path if path.is_absolute() else cwd / path
 
 
+def project_extension_paths(cwd: Path) -> list[Path]:
+    """The project's own extensions (`.atomic/extensions/`): loaded only in a trusted project."""
+    return discover_in(cwd / ".atomic" / "extensions")
+
+
 def extension_paths(
-    cwd: Path, agent_dir: Path, explicit: list[str], no_discovery: bool
+    cwd: Path, agent_dir: Path, explicit: list[str], no_discovery: bool, *, include_project: bool = True
 ) -> tuple[list[Path], list[tuple[str, str]]]:
     """Every extension to load, in order (global, project, explicit), without duplicates,
-    plus (path, problem) for explicit paths that cannot be loaded."""
+    plus (path, problem) for explicit paths that cannot be loaded. Explicit paths are the
+    user's own choice and load whatever the project's trust."""
     candidates: list[Path] = []
     problems: list[tuple[str, str]] = []
     if not no_discovery:
         candidates.extend(discover_in(agent_dir / "extensions"))
-        candidates.extend(discover_in(cwd / ".atomic" / "extensions"))
+        if include_project:
+            candidates.extend(project_extension_paths(cwd))
     for raw in explicit:
         path = _resolve_explicit(raw, cwd)
         if path.is_dir() and not (path / "__init__.py").is_file():
@@ -148,6 +155,7 @@ async def load_extensions(session: AgentSession, options: SessionOptions | Any) 
         session.agent_dir,
         list(getattr(options, "extensions", []) or []),
         bool(getattr(options, "no_extensions", False)),
+        include_project=session.project_trust is not None and session.project_trust.trusted,
     )
     for path_text, problem in problems:
         runtime.report_error(path_text, "load", problem)

@@ -49,4 +49,4 @@ def create_mcp_manager(
         prompt_wait_s=s.prompt_wait_ms / 1000,
         tool_search=s.tool_search,
     )
-    return McpManager(config, cwd=cwd, agent_dir=agent_dir, limits=limits, announce_untrusted=trust.undecided)
+    return McpManager(config, cwd=cwd, agent_dir=agent_dir, limits=limits)

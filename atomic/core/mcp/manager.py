@@ -13,7 +13,6 @@ from atomic.core.mcp.config import McpConfigResult, McpServerConfig
 from atomic.core.mcp.connection import MISSING_SDK, McpConnection, McpStatus, sdk_installed
 from atomic.core.mcp.tools import McpTool, McpToolSearch
 from atomic.core.tools.base import Tool
-from atomic.core.trust import HOW_TO_TRUST
 
 ServerStatus = McpStatus | Literal["untrusted", "disabled"]
 # Deferral: when the MCP tool definitions would take more than this share of the context window,
@@ -57,7 +56,6 @@ class McpManager:
         cwd: Path,
         agent_dir: Path,
         limits: McpLimits | None = None,
-        announce_untrusted: bool = False,
     ) -> None:
         self.limits = limits or McpLimits()
         self.untrusted = list(config.untrusted)
@@ -75,11 +73,8 @@ class McpManager:
         self._notices: list[str] = []
         self._sink: Callable[[str], None] | None = None
         self.deferred = False
+        # Skipped project servers are announced with the rest of the project (engine/project_trust.py).
         self.notice(*self.problems)
-        if announce_untrusted and self.untrusted:
-            names = ", ".join(s.name for s in self.untrusted)
-            self.notice(f"Project MCP servers not started because this folder is not trusted: {names}. "
-                        f"To use them, {HOW_TO_TRUST}.")
 
     def _startup_s(self, server: McpServerConfig) -> float:
         return server.startup_timeout_ms / 1000 if server.startup_timeout_ms else self.limits.startup_timeout_s

@@ -30,8 +30,23 @@ def _folders_root_to(cwd: Path) -> list[Path]:
     return [*reversed(resolved.parents), resolved]
 
 
-def load_context_files(cwd: Path, agent_dir: Path) -> list[ContextFile]:
+def project_context_paths(cwd: Path, agent_dir: Path) -> list[Path]:
+    """The project's context files (every folder from `/` down to `cwd`), without the agent dir's own."""
+    own = find_context_file(Path(agent_dir).expanduser())
+    own_real = os.path.realpath(own) if own is not None else None
+    found: list[Path] = []
+    for folder in _folders_root_to(cwd):
+        path = find_context_file(folder)
+        if path is not None and os.path.realpath(path) != own_real:
+            found.append(Path(os.path.abspath(path)))
+    return found
+
+
+def load_context_files(cwd: Path, agent_dir: Path, *, include_project: bool = True) -> list[ContextFile]:
     """Global instructions (agent dir) first, then every folder from `/` down to `cwd`.
+
+    `include_project=False` (an untrusted project) keeps only the agent dir's global file: an
+    AGENTS.md anywhere above the working folder may come with what was cloned, so it is the project's.
 
     Outer folders come first so that more specific (deeper) instructions are read last and
     can refine the general ones. A file reachable twice (e.g. cwd is the agent dir, or a
@@ -39,7 +54,8 @@ def load_context_files(cwd: Path, agent_dir: Path) -> list[ContextFile]:
     """
     seen: set[str] = set()
     found: list[ContextFile] = []
-    for folder in [Path(agent_dir).expanduser(), *_folders_root_to(cwd)]:
+    folders = [Path(agent_dir).expanduser(), *(_folders_root_to(cwd) if include_project else [])]
+    for folder in folders:
         path = find_context_file(folder)
         if path is None:
             continue

@@ -56,14 +56,17 @@ class ResourceCatalog:
         skill_paths: Iterable[str | Path] = (),
         no_prompt_templates: bool = False,
         no_skills: bool = False,
+        include_project: bool = True,
     ) -> None:
-        """`no_prompt_templates` / `no_skills` turn off discovery; explicit paths still load."""
+        """`no_prompt_templates` / `no_skills` turn off discovery; explicit paths still load.
+        `include_project` is the project trust decision (False: nothing from the project's folders)."""
         self.cwd = Path(cwd)
         self.agent_dir = Path(agent_dir)
         self.prompt_template_paths = list(prompt_template_paths)
         self.skill_paths = list(skill_paths)
         self.no_prompt_templates = no_prompt_templates
         self.no_skills = no_skills
+        self.include_project = include_project
         self.templates: list[PromptTemplate] = []
         self.skills: list[Skill] = []
         self.diagnostics: list[ResourceDiagnostic] = []
@@ -76,9 +79,11 @@ class ResourceCatalog:
             self.agent_dir,
             self.prompt_template_paths,
             include_defaults=not self.no_prompt_templates,
+            include_project=self.include_project,
         )
         self.skills, skill_diagnostics = discover_skills(
-            self.cwd, self.agent_dir, self.skill_paths, include_defaults=not self.no_skills
+            self.cwd, self.agent_dir, self.skill_paths, include_defaults=not self.no_skills,
+            include_project=self.include_project,
         )
         self.diagnostics = [*template_diagnostics, *skill_diagnostics]
 

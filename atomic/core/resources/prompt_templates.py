@@ -57,6 +57,11 @@ def _markdown_files(folder: Path) -> list[Path]:
         return []
 
 
+def project_template_files(cwd: Path) -> list[Path]:
+    """The project's own templates (`.atomic/prompts/*.md`): loaded only in a trusted project."""
+    return _markdown_files(Path(cwd) / ".atomic" / "prompts")
+
+
 def resolve_user_path(value: str | Path, cwd: Path) -> Path:
     """`~` expanded, relative paths taken from `cwd` (how CLI and settings paths are meant)."""
     path = Path(value).expanduser()
@@ -69,13 +74,16 @@ def discover_prompt_templates(
     explicit_paths: Iterable[str | Path] = (),
     *,
     include_defaults: bool = True,
+    include_project: bool = True,
 ) -> tuple[list[PromptTemplate], list[ResourceDiagnostic]]:
-    """Find templates; `include_defaults=False` (`--no-prompt-templates`) keeps only explicit paths."""
+    """Find templates; `include_defaults=False` (`--no-prompt-templates`) keeps only explicit paths,
+    `include_project=False` (an untrusted project) leaves out `.atomic/prompts`."""
     candidates: list[tuple[Path, Location]] = []
     diagnostics: list[ResourceDiagnostic] = []
     if include_defaults:
         candidates += [(p, "user") for p in _markdown_files(Path(agent_dir) / "prompts")]
-        candidates += [(p, "project") for p in _markdown_files(Path(cwd) / ".atomic" / "prompts")]
+        if include_project:
+            candidates += [(p, "project") for p in project_template_files(cwd)]
     for value in explicit_paths:
         path = resolve_user_path(value, cwd)
         if path.is_dir():

@@ -122,14 +122,29 @@ def _project_agents_skill_dirs(cwd: Path) -> list[Path]:
     return [folder / ".agents" / "skills" for folder in folders]
 
 
-def default_skill_roots(cwd: Path, agent_dir: Path) -> list[tuple[Path, Location, bool]]:
-    """(folder, location, loose root .md files count as skills) in discovery order."""
+def user_skill_roots(agent_dir: Path) -> list[tuple[Path, Location, bool]]:
+    return [(Path(agent_dir) / "skills", "user", True), (Path.home() / ".agents" / "skills", "user", False)]
+
+
+def project_skill_roots(cwd: Path) -> list[tuple[Path, Location, bool]]:
+    """The project's skill folders: what an untrusted project does not get to load."""
     return [
-        (Path(agent_dir) / "skills", "user", True),
-        (Path.home() / ".agents" / "skills", "user", False),
         (Path(cwd) / ".atomic" / "skills", "project", True),
         *((folder, "project", False) for folder in _project_agents_skill_dirs(cwd)),
     ]
+
+
+def default_skill_roots(cwd: Path, agent_dir: Path) -> list[tuple[Path, Location, bool]]:
+    """(folder, location, loose root .md files count as skills) in discovery order."""
+    return [*user_skill_roots(agent_dir), *project_skill_roots(cwd)]
+
+
+def project_skill_files(cwd: Path) -> list[Path]:
+    """Every skill file the project's own folders hold (for the trust dialog)."""
+    found: list[Path] = []
+    for root, _location, loose_markdown in project_skill_roots(cwd):
+        found += _skill_files_under(root, include_root_markdown=loose_markdown)
+    return found
 
 
 def discover_skills(
@@ -138,12 +153,15 @@ def discover_skills(
     explicit_paths: Iterable[str | Path] = (),
     *,
     include_defaults: bool = True,
+    include_project: bool = True,
 ) -> tuple[list[Skill], list[ResourceDiagnostic]]:
-    """Find skills; `include_defaults=False` (`--no-skills`) keeps only explicit paths."""
+    """Find skills; `include_defaults=False` (`--no-skills`) keeps only explicit paths,
+    `include_project=False` (an untrusted project) leaves out the project's skill folders."""
     diagnostics: list[ResourceDiagnostic] = []
     candidates: list[tuple[Path, Location]] = []
     if include_defaults:
-        for root, location, loose_markdown in default_skill_roots(cwd, agent_dir):
+        roots = default_skill_roots(cwd, agent_dir) if include_project else user_skill_roots(agent_dir)
+        for root, location, loose_markdown in roots:
             files = _skill_files_under(root, include_root_markdown=loose_markdown)
             candidates += [(path, location) for path in files]
     for value in explicit_paths:

@@ -1,0 +1,92 @@
+"""What a project folder brings: everything Atomic would load from it once the folder is trusted.
+
+Used to tell the user what an untrusted project left out (the stderr line, RPC `get_state`) and to
+name it in the TUI's first-run dialog. A folder that brings nothing starts without asking.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from atomic.core import jsonc
+from atomic.core.extensions.loader import project_extension_paths
+from atomic.core.mcp.config import PROJECT_MCP_FILE, McpServerConfig, parse_servers, read_mcp_file
+from atomic.core.resources.context_files import project_context_paths
+from atomic.core.resources.prompt_templates import project_template_files
+from atomic.core.resources.skills import project_skill_files
+
+
+@dataclass(frozen=True)
+class McpOffer:
+    name: str
+    command: str  # what it runs (stdio) or reaches (http, sse)
+
+
+@dataclass(frozen=True)
+class ProjectOffer:
+    """Every project resource the folder holds, by kind (paths are absolute)."""
+
+    settings: Path | None = None
+    extensions: tuple[Path, ...] = ()
+    mcp_servers: tuple[McpOffer, ...] = ()
+    skills: tuple[Path, ...] = ()
+    prompt_templates: tuple[Path, ...] = ()
+    context_files: tuple[Path, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        return not (
+            self.settings
+            or self.extensions
+            or self.mcp_servers
+            or self.skills
+            or self.prompt_templates
+            or self.context_files
+        )
+
+    def items(self) -> list[tuple[str, list[str]]]:
+        """(kind, what) for each kind the folder brings, in the order the dialog names them."""
+        groups = [
+            ("extensions", [str(p) for p in self.extensions]),
+            ("MCP servers", [f"{s.name}: {s.command}" for s in self.mcp_servers]),
+            ("skills", [str(p) for p in self.skills]),
+            ("prompt templates", [str(p) for p in self.prompt_templates]),
+            ("context files", [str(p) for p in self.context_files]),
+            ("settings", [str(self.settings)] if self.settings else []),
+        ]
+        return [(kind, entries) for kind, entries in groups if entries]
+
+    def skipped(self) -> list[str]:
+        """One short label per kind, e.g. `2 extensions`, for one-line notices and `get_state`."""
+        return [f"{len(entries)} {kind if len(entries) > 1 else _singular(kind)}" for kind, entries in self.items()]
+
+
+def _singular(kind: str) -> str:
+    return {"settings": "settings file", "MCP servers": "MCP server"}.get(kind, kind.rstrip("s"))
+
+
+def _project_settings_servers(path: Path) -> list[McpServerConfig]:
+    try:
+        data = jsonc.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    if not isinstance(data, dict):
+        return []
+    return parse_servers(data.get("mcpServers"), source="project", origin=path)[0]
+
+
+def project_offer(cwd: Path, agent_dir: Path) -> ProjectOffer:
+    """Everything the folder at `cwd` would load if trusted. Reads files; runs nothing."""
+    cwd = cwd.resolve()
+    settings = cwd / ".atomic" / "settings.json"
+    servers = _project_settings_servers(settings) if settings.is_file() else []
+    servers += read_mcp_file(cwd / PROJECT_MCP_FILE, "project")[0]
+    return ProjectOffer(
+        settings=settings if settings.is_file() else None,
+        extensions=tuple(project_extension_paths(cwd)),
+        mcp_servers=tuple(McpOffer(s.name, s.describe()) for s in servers),
+        skills=tuple(project_skill_files(cwd)),
+        prompt_templates=tuple(project_template_files(cwd)),
+        context_files=tuple(project_context_paths(cwd, agent_dir)),
+    )
