@@ -63,7 +63,8 @@ async def get_state(s: AgentSession, _c: p.GetState, _x: HandlerContext) -> Any:
 
 
 async def get_messages(s: AgentSession, _c: p.GetMessages, _x: HandlerContext) -> Any:
-    return {"messages": [m.to_wire() for m in s.messages()]}
+    # Stored messages go out as stored: no model validation and dump per message.
+    return {"messages": [item.wire for item in s.context_items]}
 
 
 async def set_model(s: AgentSession, c: p.SetModel, _x: HandlerContext) -> Any:
