@@ -53,19 +53,49 @@ def write_session(path: Path, cwd: Path, turns: int, extra: list[dict[str, Any]]
 def test_the_file_is_parsed_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "s.jsonl"
     write_session(path, tmp_path, 200)
-    calls = {"n": 0}
+    calls = {"loads": 0, "entries": 0}
     real_loads = json.loads
+    real_entry = store_module.parse_entry_line
 
-    def counting(text: Any, *args: Any, **kwargs: Any) -> Any:
-        calls["n"] += 1
+    def counting_loads(text: Any, *args: Any, **kwargs: Any) -> Any:
+        calls["loads"] += 1
         return real_loads(text, *args, **kwargs)
 
-    monkeypatch.setattr(store_module.json, "loads", counting)
+    def counting_entry(line: str) -> Any:
+        calls["entries"] += 1
+        return real_entry(line)
+
+    monkeypatch.setattr(store_module.json, "loads", counting_loads)
+    monkeypatch.setattr(store_module, "parse_entry_line", counting_entry)
     store = SessionStore.open(path)
     context_module.build_context(store)
     store.entries_since(None)
     store.tree()
-    assert calls["n"] == 1 + 401  # the header and each entry, once
+    assert calls["entries"] == 401
+    # The header and the one non-message entry; message lines are scanned, not loaded again.
+    assert calls["loads"] == 2
+    assert all(r.data["id"] == r.id for r in store.records)
+
+
+def test_message_lines_keep_the_span_of_their_message(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    extra_key = {"type": "message", "message": {"role": "user", "content": "extra", "timestamp": 1}, "note": 1}
+    write_session(path, tmp_path, 1, extra=[extra_key])
+    # Hand-edited: a duplicate member, spaces; both must still give the same dicts as json.loads.
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write('{"type":"message","id":"dup","parentId":"e000004","timestamp":"t","message":{"role":"user",'
+                     '"content":"first","timestamp":1},"message":{"role":"user","content":"second","timestamp":2}}\n')
+        handle.write('{"type": "message", "id": "sp", "parentId": "dup", "timestamp": "t", '
+                     '"message": {"role": "user", "content": "spaced", "timestamp": 3}}\n')
+    file_lines = path.read_text(encoding="utf-8").splitlines()
+    store = SessionStore.open(path)
+    assert not store.warnings
+    for record, line in zip(store.records, file_lines[1:], strict=True):
+        assert record.data == json.loads(line)
+        if record.message_json is not None:
+            assert json.loads(record.message_json) == json.loads(line)["message"]
+    spans = [r.message_json is not None for r in store.records]
+    assert spans == [False, True, True, False, False, False]
 
 
 def test_open_pauses_the_garbage_collector_only_while_loading(
@@ -82,9 +112,13 @@ def test_open_pauses_the_garbage_collector_only_while_loading(
 
     monkeypatch.setattr(SessionStore, "_add", watching)
     assert gc.isenabled()
-    SessionStore.open(path)
+    gc.unfreeze()
+    store = SessionStore.open(path)
     assert seen and not any(seen)
     assert gc.isenabled()
+    # The loaded entries are kept out of later collections (frozen), which never walk them again.
+    assert gc.get_freeze_count() >= len(store.records) * 2
+    gc.unfreeze()
     with pytest.raises(store_module.SessionFileError):
         SessionStore.open(tmp_path / "missing.jsonl")
     assert gc.isenabled()
@@ -108,9 +142,14 @@ async def test_messages_are_validated_only_when_the_engine_needs_them(
         state = session.get_state()
         assert state["messageCount"] == 200
         assert session.model is not None and session.model.id == "scripted-model"
-        data = await handlers.get_messages(session, None, None)  # type: ignore[arg-type]
+        data = json.loads(await handlers.get_messages(session, None, None))  # type: ignore[arg-type]
         assert [m["content"] for m in data["messages"][:2]] == ["question 0", [{"type": "text", "text": "answer 0"}]]
         assert calls["n"] == 0
+        # Sent as stored: the exact text of each message in the file.
+        stored = [json.dumps(json.loads(line)["message"], separators=(",", ":"))
+                  for line in path.read_text(encoding="utf-8").splitlines()[2:]]
+        sent = await handlers.get_messages(session, None, None)  # type: ignore[arg-type]
+        assert sent == '{"messages":[' + ",".join(stored) + "]}"
         # The model needs them all: now each is validated, once.
         messages = session.messages()
         assert isinstance(messages[0], UserMessage) and isinstance(messages[1], AssistantMessage)
@@ -135,8 +174,8 @@ async def test_get_messages_sends_what_the_models_would(tmp_path: Path) -> None:
     assert path is not None
     session = await create_session(SessionOptions(cwd=tmp_path, scripted=ScriptedProvider([]), session=str(path)))
     try:
-        data = await handlers.get_messages(session, None, None)  # type: ignore[arg-type]
-        assert json.loads(dumps(data))["messages"] == [m.to_wire() for m in session.messages()]
+        data = json.loads(dumps(await handlers.get_messages(session, None, None)))  # type: ignore[arg-type]
+        assert data["messages"] == [m.to_wire() for m in session.messages()]
         assert [m["role"] for m in data["messages"]] == ["user", "assistant", "toolResult", "assistant", "bashExecution"]
     finally:
         await session.shutdown()

@@ -3,7 +3,8 @@
 Building the context of a big session must not validate every message: a 50,000-entry file would
 spend seconds in pydantic before the first `get_state` could answer. Each `ContextItem` therefore
 keeps the stored message dict and builds its typed message on first use (`item.message`); the
-RPC sends `item.wire`, the stored dict itself, without a model round trip.
+RPC sends the stored JSON text (`item.stored_json`) or the stored dict (`item.wire`), without a
+model round trip.
 """
 
 from __future__ import annotations
@@ -30,18 +31,30 @@ MESSAGE_ROLES = frozenset(
 class ContextItem:
     """One message of the context: a typed message, or a stored dict parsed on first use."""
 
-    __slots__ = ("entry_id", "_message", "_data")
+    __slots__ = ("entry_id", "_message", "_data", "_record")
 
-    def __init__(self, entry_id: str | None, message: Any = None, data: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        entry_id: str | None,
+        message: Any = None,
+        data: dict[str, Any] | None = None,
+        record: EntryRecord | None = None,
+    ) -> None:
         self.entry_id = entry_id
         self._message = message
         self._data = data
+        self._record = record
 
     @property
     def message(self) -> Any:
         if self._message is None:
             self._message = _parse_stored(self.entry_id, self._data or {})
         return self._message
+
+    @property
+    def stored_json(self) -> str | None:
+        """The message's JSON text exactly as stored in the session file, when known."""
+        return self._record.message_json if self._record is not None else None
 
     @property
     def wire(self) -> dict[str, Any]:
@@ -91,7 +104,7 @@ def _item_of(record: EntryRecord) -> ContextItem | None:
     if record.type == "message":
         message = record.data.get("message")
         if isinstance(message, dict) and message.get("role") in MESSAGE_ROLES:
-            return ContextItem(record.id, data=message)
+            return ContextItem(record.id, data=message, record=record)
         return None
     data = record.data
     if record.type == "branch_summary":
