@@ -190,7 +190,9 @@ async def timed(rpc: RawRpc, command: dict[str, Any], timeout: float) -> Figure:
     return (elapsed, rpc.cpu() - cpu) if _ok(head) else None
 
 
-async def one_run(big: Path, chain: Path | None, work: Path, env: dict[str, str], timeout: float) -> dict[str, Figure]:
+async def one_run(
+    big: Path, chain: Path | None, work: Path, env: dict[str, str], timeout: float, export: bool
+) -> dict[str, Figure]:
     figures: dict[str, Figure] = {}
     started = time.perf_counter()
     rpc = await RawRpc.spawn(["--session", str(big)], work, env)
@@ -198,9 +200,10 @@ async def one_run(big: Path, chain: Path | None, work: Path, env: dict[str, str]
         _elapsed, head = await rpc.call({"type": "get_state"}, timeout)
         figures["open (until get_state answers)"] = (time.perf_counter() - started, rpc.cpu()) if _ok(head) else None
         figures["get_messages"] = await timed(rpc, {"type": "get_messages"}, timeout)
-        figures["export_html"] = await timed(
-            rpc, {"type": "export_html", "outputPath": str(work / "export.html")}, timeout
-        )
+        if export:
+            figures["export_html"] = await timed(
+                rpc, {"type": "export_html", "outputPath": str(work / "export.html")}, timeout
+            )
         figures["get_tree (the whole 50k-deep branch)"] = await timed(rpc, {"type": "get_tree"}, timeout)
         lines = big.read_text(encoding="utf-8").rstrip("\n").split("\n")
         since = json.loads(lines[-10])["id"]
@@ -233,6 +236,7 @@ async def main() -> None:
     parser.add_argument("--tree-depth", type=int, default=5_000)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--timeout", type=float, default=120.0)
+    parser.add_argument("--no-export", action="store_true", help="skip export_html (the slowest figure)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="atomic-scale-") as folder:
         root = Path(folder)
@@ -250,7 +254,7 @@ async def main() -> None:
             generate_chain(chain, args.tree_depth, work)
         runs = []
         for index in range(args.runs):
-            figures = await one_run(big, chain, work, env, args.timeout)
+            figures = await one_run(big, chain, work, env, args.timeout, not args.no_export)
             runs.append(figures)
             print(f"run {index + 1}: " + ", ".join(f"{k}: {_fmt(v)}" for k, v in figures.items()), flush=True)
         print("\nmedians (wall, and CPU time of the RPC process):")
