@@ -18,8 +18,9 @@ from typing import Any, BinaryIO
 
 from atomic.core.engine.session import AgentSession
 from atomic.core.events import Event
+from atomic.rpc.extension_ui import resolve_ui_response
 from atomic.rpc.handlers import HANDLERS, NO_DATA, HandlerContext
-from atomic.rpc.protocol import CommandError, parse_command
+from atomic.rpc.protocol import CommandError, ExtensionUiResponse, parse_command
 
 READ_CHUNK = 1 << 16
 
@@ -61,6 +62,8 @@ class RpcServer:
         self.tasks: set[asyncio.Task[Any]] = set()
         self.context = HandlerContext(self.out.write)
         session.subscribe(self._on_event)
+        # This client answers extension dialogs; statuses etc. set before now are sent first.
+        session.extension_ui.attach(self._on_event)
 
     def _on_event(self, event: Event) -> None:
         self.out.write(event.to_wire())
@@ -95,11 +98,17 @@ class RpcServer:
         except CommandError as exc:
             coro = self._reject(exc.command, exc.request_id, exc.message)
         else:
+            if isinstance(command, ExtensionUiResponse) and self.resolve_ui_response(command):
+                return
             coro = self._run(command)
         # Every line becomes a task, so answers to quick commands (and to bad lines) keep arrival order.
         task = asyncio.ensure_future(coro)
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
+
+    def resolve_ui_response(self, response: ExtensionUiResponse) -> bool:
+        """True when the line answered a pending extension_ui_request: it gets no response of its own."""
+        return resolve_ui_response(self.session, response)
 
     async def _reject(self, command: str, request_id: Any, message: str) -> None:
         self.respond(command, request_id, error=message)
