@@ -155,8 +155,14 @@ class WorkingIndicator(Static):
         label = self.label
         if self.countdown_until is not None:
             label = label.replace("{s}", str(max(0, round(self.countdown_until - now))))
-        elapsed = format_elapsed(now - self.started_at) if self.started_at is not None else ""
-        self.update(Content.assemble(("● ", "$accent"), label, " ", (elapsed, "$text-muted"), (f" ({self.hint})", "$text-muted")))
+        # A countdown is the number to watch: the turn's elapsed time would only compete with it.
+        counting = self.countdown_until is not None
+        elapsed = format_elapsed(now - self.started_at) if self.started_at is not None and not counting else ""
+        self.update(
+            Content.assemble(
+                ("● ", "$accent"), label, (f" {elapsed}" if elapsed else "", "$text-muted"), (f" ({self.hint})", "$text-muted")
+            )
+        )
 
 
 class QueuePanel(Static):

@@ -27,7 +27,7 @@ from atomic.core.providers.base import StreamRequest, ToolSpec
 from atomic.core.session.context import ContextItem, SessionContext, build_context
 from atomic.core.session.store import SessionStore
 from atomic.core.settings import SettingsManager
-from atomic.core.tools.base import Tool, ToolContext, ToolOutput
+from atomic.core.tools.base import EditorFiles, Tool, ToolContext, ToolOutput
 
 Listener = Callable[[Event], None]
 
@@ -77,6 +77,8 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
         self.pending_tool_results: list[ToolResultMessage] | None = None
         self.deferred_messages: list[Any] = []
         self.permissions = PermissionPolicy()
+        # Set by a frontend whose client edits files itself (ACP's fs methods).
+        self.editor_files: EditorFiles | None = None
         self._run_task: asyncio.Task[Any] | None = None
         self._current_run: AgentRun | None = None
         # Set by abort() when queued messages will run next: that run, not this one, settles.
@@ -197,6 +199,7 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
             agent_dir=self.agent_dir,
             supports_images=bool(model and model.supports_images()) and not self.settings.images.block_images,
             env=env,
+            editor_files=self.editor_files,
         )
 
     def fill_cost(self, usage: Usage) -> None:
