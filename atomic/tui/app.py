@@ -196,6 +196,7 @@ class AtomicApp(App[int]):
             session.thinking_level,
             bool(model and model.reasoning),
             len(providers) > 1,
+            has_key=model is None or session.has_auth(model),
         )
         self.editor.set_thinking_level(session.thinking_level if model and model.reasoning else "off")
 

@@ -61,13 +61,22 @@ class StatusFooter(Static):
         self.stats = stats
         self._render_footer()
 
-    def set_model(self, provider: str | None, model_id: str | None, level: str, reasoning: bool, show_provider: bool) -> None:
+    def set_model(
+        self,
+        provider: str | None,
+        model_id: str | None,
+        level: str,
+        reasoning: bool,
+        show_provider: bool,
+        has_key: bool = True,
+    ) -> None:
         if model_id is None:
             self.model_text = "no model (/login or /model)"
         else:
             name = f"({provider}) {model_id}" if show_provider and provider else model_id
             thinking = f" • {level}" if reasoning and level != "off" else " • thinking off" if reasoning else ""
-            self.model_text = name + thinking
+            # After a /logout the model stays selected, but the next message would be refused.
+            self.model_text = name + thinking + ("" if has_key else " • no key (/login)")
         self._render_footer()
 
     def set_extension_statuses(self, statuses: dict[str, str]) -> None:

@@ -74,6 +74,7 @@ async def test_logout_of_the_active_provider_says_what_happens_next(tmp_path: Pa
         (said,) = [n for n in notes(app) if n.text.startswith("Logged out")]
         assert "stored key is removed" in said.text
         assert "No model has a key now" in said.text and "$ANTHROPIC_API_KEY" in said.text
+        assert "no key (/login)" in str(app.footer.render())
 
 
 async def test_logout_when_another_provider_has_a_key(tmp_path: Path) -> None:
@@ -212,3 +213,23 @@ async def test_scripted_provider_without_a_script_shows_a_real_turn(
         assert "SECRET" not in answer
         reply = list(app.conversation.query(AssistantText))[-1]
         assert "What just happened" in reply.text_so_far
+
+
+async def test_a_compaction_retry_counts_down_and_esc_cancels_it(tmp_path: Path, agent_dir: Path) -> None:
+    (agent_dir / "settings.json").write_text(json.dumps({"retry": {"baseDelayMs": 30_000}}))
+    overloaded = {"error": "529 overloaded", "kind": "transient", "status": 529}
+    app = make_app(tmp_path / "p", [{"text": "answer 0"}, {"text": "answer 1"}, {"text": "answer 2"}, overloaded])
+    async with app.run_test(size=(110, 40)) as pilot:
+        for i in range(3):
+            await type_text(pilot, f"question {i}\n{LONG}")
+            await pilot.press("enter")
+            await wait_for(lambda i=i: app.session.last_assistant_text() == f"answer {i}", pilot)
+            await wait_for(lambda: not app.session.is_streaming, pilot)
+        await run_command(pilot, "/compact")
+        await wait_for(lambda: "Compaction: retrying in 30s (1/3)" in str(app.working.render()), pilot)
+        await pilot.press("escape")
+        await wait_for(lambda: not app.session.is_compacting, pilot)
+        await pilot.pause()
+        (line,) = [n for n in notes(app) if n.text.startswith(("⟳", "Compaction"))]
+        assert line.text == "Compaction cancelled: the context is unchanged." and line.kind == "warning"
+        assert not app.working.has_class("-active")
