@@ -240,6 +240,12 @@ async def abort_compaction(s: AgentSession, _c: p.AbortCompaction, _x: HandlerCo
     return NO_DATA
 
 
+async def get_mcp_servers(s: AgentSession, _c: p.GetMcpServers, _x: HandlerContext) -> Any:
+    from atomic.rpc.mcp_wire import mcp_servers_wire
+
+    return mcp_servers_wire(s)
+
+
 async def set_permission_mode(s: AgentSession, c: p.SetPermissionMode, _x: HandlerContext) -> Any:
     s.set_permission_mode(c.mode, persist=c.persist)
     return NO_DATA
@@ -288,4 +294,5 @@ HANDLERS: dict[str, Handler] = {
     "abort_compaction": abort_compaction,
     # Atomic's own additions.
     "set_permission_mode": set_permission_mode,
+    "get_mcp_servers": get_mcp_servers,
 }

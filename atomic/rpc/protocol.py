@@ -237,6 +237,10 @@ class GetCommands(Command):
     type: Literal["get_commands"]
 
 
+class GetMcpServers(Command):
+    type: Literal["get_mcp_servers"]
+
+
 class ExtensionUiResponse(Command):
     type: Literal["extension_ui_response"]
     value: Any = None
@@ -254,6 +258,7 @@ COMMAND_MODELS: tuple[type[Command], ...] = (
     ImportSession, SetLabel, NavigateTree, AbortCompaction,
     # Atomic's own additions.
     SetPermissionMode,
+    GetMcpServers,
 )  # fmt: skip
 
 AnyCommand = Annotated[functools.reduce(operator.or_, COMMAND_MODELS), Field(discriminator="type")]

@@ -150,6 +150,9 @@ class AtomicApp(App[int]):
         self.git_branch = read_git_branch(self.session.cwd)
         self.apply_settings()
         self.show_startup()
+        if self.session.mcp is not None:
+            # MCP notices (a server failed to start, project servers skipped) as toasts; never on stderr.
+            self.session.mcp.set_notice_sink(lambda line: self.notify(line, severity="warning", timeout=8))
         self.renderer.render_history(self.session.messages())
         self.after_state_change()
         self.session_ready = True

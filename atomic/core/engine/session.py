@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from atomic.core.agent.loop import AgentRun
 from atomic.core.agent.queues import MessageQueue, QueuedMessage
@@ -27,6 +27,10 @@ from atomic.core.session.context import ContextItem, SessionContext, build_conte
 from atomic.core.session.store import SessionStore
 from atomic.core.settings import SettingsManager
 from atomic.core.tools.base import EditorFiles, Tool, ToolContext, ToolOutput
+
+if TYPE_CHECKING:
+    from atomic.core.mcp.manager import McpManager
+    from atomic.core.trust import ProjectTrust
 
 Listener = Callable[[Event], None]
 
@@ -87,6 +91,9 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
         self._init_compaction()
         self.resources: Any = None
         self.extensions: Any = None
+        # MCP servers (None when none is configured) and the project's trust decision (factory.py).
+        self.mcp: McpManager | None = None
+        self.project_trust: ProjectTrust | None = None
 
     # ------------------------------------------------------------------ events
 
@@ -162,14 +169,16 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
                     messages = result["messages"]
         api_key = self.api_key_for(model)
         timeout_ms = self.settings.retry.provider.timeout_ms
+        tools = self.active_tools()
+        if self.mcp is not None:
+            # Servers still starting get a bounded wait so their tools are offered (abort cancels it).
+            await self.mcp.wait_ready()
+            tools = tools + self.mcp.request_tools(model.context_window)
         return StreamRequest(
             model=model,
             system_prompt=self.system_prompt,
             messages=messages,
-            tools=[
-                ToolSpec(name=t.name, description=t.description, parameters=t.parameters)
-                for t in self.active_tools()
-            ],
+            tools=[ToolSpec(name=t.name, description=t.description, parameters=t.parameters) for t in tools],
             thinking_level=self.thinking_level,
             api_key=api_key,
             headers=self.headers_for(model),
@@ -182,7 +191,9 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
         return [self.tools[name] for name in self.active_tool_names if name in self.tools]
 
     def find_tool(self, name: str) -> Tool | None:
-        return self.tools.get(name) if name in self.active_tool_names else None
+        if name in self.active_tool_names:
+            return self.tools.get(name)
+        return self.mcp.find_tool(name) if self.mcp is not None else None
 
     def tool_context(self, on_update: Callable[[ToolOutput], None]) -> ToolContext:
         model = self.model
@@ -434,6 +445,8 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
     async def shutdown(self) -> None:
         await self.abort(continue_queue=False)
         await self.shutdown_bash()
+        if self.mcp is not None:
+            await self.mcp.shutdown()
         if self.hooks.has("session_shutdown"):
             await self.hooks.emit("session_shutdown", {"reason": "quit"})
 
