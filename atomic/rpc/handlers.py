@@ -11,7 +11,7 @@ from typing import Any
 
 from atomic.core.engine.session import AgentSession
 from atomic.rpc import protocol as p
-from atomic.rpc.wire_json import entries_json, tree_json
+from atomic.rpc.wire_json import entries_json, messages_json, tree_json
 
 Handler = Callable[[AgentSession, Any, "HandlerContext"], Awaitable[Any]]
 
@@ -69,7 +69,8 @@ async def get_state(s: AgentSession, _c: p.GetState, _x: HandlerContext) -> Any:
 
 
 async def get_messages(s: AgentSession, _c: p.GetMessages, _x: HandlerContext) -> Any:
-    return {"messages": [m.to_wire() for m in s.messages()]}
+    # Stored messages go out as stored: no model validation, no dump per message.
+    return messages_json(s.context_items)
 
 
 async def set_model(s: AgentSession, c: p.SetModel, _x: HandlerContext) -> Any:
@@ -218,9 +219,10 @@ async def get_commands(s: AgentSession, _c: p.GetCommands, _x: HandlerContext) -
 
 
 async def extension_ui_response(s: AgentSession, c: p.ExtensionUiResponse, _x: HandlerContext) -> Any:
-    if s.extensions is not None and hasattr(s.extensions, "resolve_ui_response"):
-        s.extensions.resolve_ui_response(c)
-    return NO_DATA
+    # Reached only when the reader's resolve_ui_response did not accept it as an answer.
+    from atomic.rpc.extension_ui import ui_response_error
+
+    raise ValueError(ui_response_error(s, c))
 
 
 async def import_session(s: AgentSession, c: p.ImportSession, _x: HandlerContext) -> Any:

@@ -19,9 +19,10 @@ from atomic.core.engine.model_controls import ModelControls
 from atomic.core.engine.session_controls import SessionControls
 from atomic.core.events import AgentSettled, Event, ExtensionError, PermissionModeChanged, QueueUpdate
 from atomic.core.extensions.hooks import HookBus
+from atomic.core.extensions.ui import DEFAULT_DIALOG_TIMEOUT_S, ExtensionUiHost
 from atomic.core.messages import AssistantMessage, ImageContent, ToolResultMessage, Usage
 from atomic.core.model_types import Model
-from atomic.core.permissions import PermissionPolicy, parse_mode
+from atomic.core.permissions import ApprovalRequest, Decision, PermissionPolicy, parse_mode
 from atomic.core.providers.base import StreamRequest, ToolSpec
 from atomic.core.session.context import ContextItem, SessionContext, build_context
 from atomic.core.session.store import SessionStore
@@ -63,6 +64,8 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
         self.hooks = HookBus()
         self.hooks.on_error = self._report_extension_error
         self.listeners: list[Listener] = []
+        # Pending extension dialogs, statuses, widgets, title: owned here, presented by a frontend.
+        self.extension_ui = ExtensionUiHost(self.emit)
         s = settings.settings
         self.steering = MessageQueue(s.steering_mode)
         self.follow_ups = MessageQueue(s.follow_up_mode)
@@ -78,7 +81,9 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
         self.compacted_since_usage = False
         self.pending_tool_results: list[ToolResultMessage] | None = None
         self.deferred_messages: list[Any] = []
-        self.permissions = PermissionPolicy()
+        # Approvals go through the extension UI's confirm dialog (RPC clients, the TUI) unless a
+        # frontend installs its own approver (ACP's session/request_permission).
+        self.permissions = PermissionPolicy(approver=self._approve_through_ui)
         # Set by a frontend whose client edits files itself (ACP's fs methods).
         self.editor_files: EditorFiles | None = None
         self._run_task: asyncio.Task[Any] | None = None
@@ -126,11 +131,7 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
         if key in self._notices_shown:
             return
         self._notices_shown.add(key)
-        import uuid
-
-        from atomic.core.extensions.events import ExtensionUiRequest
-
-        self.emit(ExtensionUiRequest(id=str(uuid.uuid4()), message=message, notify_type="warning"))
+        self.extension_ui.notify(message, "warning", None)
 
     def _report_extension_error(self, path: str, event: str, error: str) -> None:
         self.emit(ExtensionError(extension_path=path, event=event, error=error))
@@ -363,6 +364,7 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
         Messages still queued afterwards run next (`continue_queue`), unless the caller is about to
         replace or close the session: then they stay queued for the next prompt."""
         self.cancel_compaction()
+        self.extension_ui.cancel_all()
         task = self._run_task
         if task is not None and not task.done():
             if self._current_run is not None:
@@ -399,6 +401,18 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
         if steering or follow:
             self.queue_changed()
         return {"steering": steering, "followUp": follow}
+
+    async def _approve_through_ui(self, request: ApprovalRequest) -> Decision | None:
+        if not self.extension_ui.has_frontend:
+            return None
+        answer = await self.extension_ui.dialog(
+            "confirm",
+            title=f"Allow {request.tool_name}?",
+            message=request.title,
+            timeout=DEFAULT_DIALOG_TIMEOUT_S,
+            extension_path=None,
+        )
+        return "allow_once" if answer.confirmed is True and answer.cancelled is not True else "reject_once"
 
     def set_permission_mode(self, mode: str, persist: bool = False) -> None:
         """Change who approves tool calls; "always" answers given so far stay remembered."""
