@@ -6,6 +6,7 @@ name it in the TUI's first-run dialog. A folder that brings nothing starts witho
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,15 +46,16 @@ class ProjectOffer:
             or self.context_files
         )
 
-    def items(self) -> list[tuple[str, list[str]]]:
-        """(kind, what) for each kind the folder brings, in the order the dialog names them."""
+    def items(self, show: Callable[[Path], str] = str) -> list[tuple[str, list[str]]]:
+        """(kind, what) for each kind the folder brings, in the order the dialog names them;
+        `show` turns a path into text (the dialog shortens them)."""
         groups = [
-            ("extensions", [str(p) for p in self.extensions]),
+            ("extensions", [show(p) for p in self.extensions]),
             ("MCP servers", [f"{s.name}: {s.command}" for s in self.mcp_servers]),
-            ("skills", [str(p) for p in self.skills]),
-            ("prompt templates", [str(p) for p in self.prompt_templates]),
-            ("context files", [str(p) for p in self.context_files]),
-            ("settings", [str(self.settings)] if self.settings else []),
+            ("skills", [show(p) for p in self.skills]),
+            ("prompt templates", [show(p) for p in self.prompt_templates]),
+            ("context files", [show(p) for p in self.context_files]),
+            ("settings", [show(self.settings)] if self.settings else []),
         ]
         return [(kind, entries) for kind, entries in groups if entries]
 

@@ -160,6 +160,9 @@ class AtomicApp(App[int]):
         self.renderer.render_history(self.session.messages())
         self.after_state_change()
         self.session_ready = True
+        from atomic.tui.trust_flow import ask_on_first_run
+
+        ask_on_first_run(self)  # an undecided folder that brings something: the first-run dialog
         if self.open_resume_picker:
             self.slash.open_screen("resume")
         elif self.initial_message:

@@ -29,6 +29,7 @@ BUILTIN_COMMANDS: tuple[tuple[str, str], ...] = (
     ("login", "Store an API key for a provider"),
     ("logout", "Remove a stored API key"),
     ("mcp", "MCP servers: status, tools, errors, reconnect"),
+    ("trust", "View or change whether this project folder is trusted"),
     ("quit", "Quit Atomic"),
 )
 
@@ -101,6 +102,7 @@ class SlashCommands:
             "export": self._export,
             "copy": self._copy,
             "quit": self._quit,
+            "trust": self._trust,
         }
 
     def handles(self, text: str) -> bool:
@@ -165,6 +167,11 @@ class SlashCommands:
             app.after_state_change()
 
         app.push_screen(screen, done)
+
+    async def _trust(self, _args: str) -> None:
+        from atomic.tui.trust_flow import open_trust_screen
+
+        open_trust_screen(self.app)
 
     async def _hotkeys(self, _args: str) -> None:
         hotkeys_screen = load_screen_class("HotkeysScreen")

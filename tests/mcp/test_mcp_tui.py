@@ -22,7 +22,7 @@ async def test_mcp_screen_shows_servers_and_reconnects(tmp_path: Path, agent_dir
     cwd = tmp_path / "p"
     cwd.mkdir()
     (cwd / ".mcp.json").write_text(json.dumps({"mcpServers": {"proj": {"command": "echo"}}}))
-    app = make_app(cwd)
+    app = make_app(cwd, approve=False)  # an explicit "no": no first-run trust dialog
     async with app.run_test(size=(120, 40)) as pilot:
         await type_text(pilot, "/mcp")
         await pilot.press("enter")

@@ -23,6 +23,7 @@ _MODULES = {
     "SettingsScreen": "settings_screen",
     "ThinkingPickerScreen": "thinking_picker",
     "TreeScreen": "tree_screen",
+    "TrustScreen": "trust_screen",
 }
 
 __all__ = ["EDITOR_PREFIX", *_MODULES]
