@@ -13,12 +13,12 @@ from textual.screen import Screen
 from textual.widgets import TextArea
 
 from atomic.core.engine.options import SessionOptions  # a plain dataclass: cheap to import
+from atomic.tui.approvals import TuiApprover, next_mode
 from atomic.tui.commands import BUILTIN_COMMANDS, SlashCommandProvider, SlashCommands
 from atomic.tui.completion import MAX_ITEMS, CompletionItem, CompletionPopup, FileIndex, find_context, rank
 from atomic.tui.conversation import Conversation, StartupHeader
 from atomic.tui.editor import PromptEditor
 from atomic.tui.events_bridge import EventBridge
-from atomic.tui.approvals import TuiApprover, next_mode
 from atomic.tui.extension_ui import ExtensionUiPresenter, ExtensionWidgets
 from atomic.tui.footer import QueuePanel, StatusFooter, WorkingIndicator
 from atomic.tui.formatting import read_git_branch, tilde_path
