@@ -120,7 +120,6 @@ def test_catalog_is_complete_and_consistent(make_registry: Callable[..., ModelRe
         "claude-sonnet-4-5",
         "claude-haiku-4-5",
         "claude-opus-4-1",
-        "claude-sonnet-4-20250514",
     ):
         assert registry.find("anthropic", wanted) is not None
     for wanted in ("gpt-5", "gpt-5-mini", "gpt-5-nano", "gpt-4.1", "gpt-4o", "o3", "o4-mini"):
