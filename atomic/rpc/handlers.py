@@ -212,9 +212,10 @@ async def get_commands(s: AgentSession, _c: p.GetCommands, _x: HandlerContext) -
 
 
 async def extension_ui_response(s: AgentSession, c: p.ExtensionUiResponse, _x: HandlerContext) -> Any:
-    if s.extensions is not None and hasattr(s.extensions, "resolve_ui_response"):
-        s.extensions.resolve_ui_response(c)
-    return NO_DATA
+    # Reached only when the reader's resolve_ui_response did not accept it as an answer.
+    from atomic.rpc.extension_ui import ui_response_error
+
+    raise ValueError(ui_response_error(s, c))
 
 
 async def import_session(s: AgentSession, c: p.ImportSession, _x: HandlerContext) -> Any:

@@ -243,9 +243,10 @@ class GetMcpServers(Command):
 
 class ExtensionUiResponse(Command):
     type: Literal["extension_ui_response"]
+    # Checked against the pending request by the engine (a string "true" is not a confirmation).
     value: Any = None
-    confirmed: bool | None = None
-    cancelled: bool | None = None
+    confirmed: Any = None
+    cancelled: Any = None
 
 
 COMMAND_MODELS: tuple[type[Command], ...] = (

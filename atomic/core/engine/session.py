@@ -19,6 +19,7 @@ from atomic.core.engine.model_controls import ModelControls
 from atomic.core.engine.session_controls import SessionControls
 from atomic.core.events import AgentSettled, Event, ExtensionError, PermissionModeChanged, QueueUpdate
 from atomic.core.extensions.hooks import HookBus
+from atomic.core.extensions.ui import ExtensionUiHost
 from atomic.core.messages import AssistantMessage, ImageContent, ToolResultMessage, Usage
 from atomic.core.model_types import Model
 from atomic.core.permissions import PermissionPolicy, parse_mode
@@ -62,6 +63,8 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
         self.hooks = HookBus()
         self.hooks.on_error = self._report_extension_error
         self.listeners: list[Listener] = []
+        # Pending extension dialogs, statuses, widgets, title: owned here, presented by a frontend.
+        self.extension_ui = ExtensionUiHost(self.emit)
         s = settings.settings
         self.steering = MessageQueue(s.steering_mode)
         self.follow_ups = MessageQueue(s.follow_up_mode)
@@ -120,11 +123,7 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
         if key in self._notices_shown:
             return
         self._notices_shown.add(key)
-        import uuid
-
-        from atomic.core.extensions.events import ExtensionUiRequest
-
-        self.emit(ExtensionUiRequest(id=str(uuid.uuid4()), message=message, notify_type="warning"))
+        self.extension_ui.notify(message, "warning", None)
 
     def _report_extension_error(self, path: str, event: str, error: str) -> None:
         self.emit(ExtensionError(extension_path=path, event=event, error=error))
@@ -357,6 +356,7 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
         Messages still queued afterwards run next (`continue_queue`), unless the caller is about to
         replace or close the session: then they stay queued for the next prompt."""
         self.cancel_compaction()
+        self.extension_ui.cancel_all()
         task = self._run_task
         if task is not None and not task.done():
             if self._current_run is not None:
