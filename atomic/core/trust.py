@@ -32,7 +32,7 @@ TrustSource = Literal["flag", "setting", "saved", "once", "undecided"]
 TRUST_SETTINGS: tuple[str, ...] = ("ask", "always", "never")
 TRUST_FILE = "trust.json"
 HOW_TO_TRUST = (
-    "run with --approve (-a) for one run, or trust the folder once with /trust in the interactive TUI "
+    "run with --approve (-a) for one run, or save trust for the folder with /trust in the interactive TUI "
     "(or \"defaultProjectTrust\": \"always\" in your own settings.json); see docs/security.md"
 )
 

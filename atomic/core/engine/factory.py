@@ -175,7 +175,7 @@ async def create_session(options: SessionOptions) -> AgentSession:
 
     # Trust is decided first: until then (and when untrusted) the project's settings file is not merged.
     settings = SettingsManager(agent, cwd)
-    trust = decide_project_trust(settings, options)
+    trust = decide_project_trust(settings, options, cwd, agent)
     session_dir = _session_dir(options, settings, cwd)
     try:
         store, resumed = _open_store(options, session_dir, cwd)

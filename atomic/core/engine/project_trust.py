@@ -7,6 +7,7 @@ stops using) the project's settings, templates, skills, context files, extension
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from atomic.core.project_offer import ProjectOffer, project_offer
@@ -18,13 +19,15 @@ if TYPE_CHECKING:
     from atomic.core.settings import SettingsManager
 
 
-def decide_project_trust(settings: SettingsManager, options: SessionOptions) -> ProjectTrust:
+def decide_project_trust(
+    settings: SettingsManager, options: SessionOptions, cwd: Path, agent_dir: Path
+) -> ProjectTrust:
     """Decide from the flag, the user's own `defaultProjectTrust` and trust.json; merge the project's
     settings file only when the answer is yes."""
     setting = settings.global_raw().get("defaultProjectTrust")
     trust = resolve_trust(
-        settings.project_path.parent.parent,
-        settings.global_path.parent,
+        cwd,
+        agent_dir,
         setting=setting if isinstance(setting, str) else None,
         approve=options.approve,
     )
