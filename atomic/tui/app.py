@@ -164,7 +164,11 @@ class AtomicApp(App[int]):
         self.session_ready = True
         from atomic.tui.trust_flow import ask_on_first_run
 
-        ask_on_first_run(self)  # an undecided folder that brings something: the first-run dialog
+        # An undecided folder that brings something: the first-run dialog; the rest waits for the answer.
+        if not ask_on_first_run(self, then=self.open_first_screen):
+            await self.open_first_screen()
+
+    async def open_first_screen(self) -> None:
         if self.open_resume_picker:
             self.slash.open_screen("resume")
         elif self.initial_message:

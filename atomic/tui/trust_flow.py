@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from atomic.core.engine.project_trust import apply_project_trust, skipped_offer
@@ -13,8 +14,9 @@ if TYPE_CHECKING:
     from atomic.tui.app import AtomicApp
 
 
-def ask_on_first_run(app: AtomicApp) -> bool:
-    """Show the dialog when `ask` left the folder undecided and it brings something. True if shown."""
+def ask_on_first_run(app: AtomicApp, *, then: Callable[[], Awaitable[None]]) -> bool:
+    """Show the dialog when `ask` left the folder undecided and it brings something (True if shown);
+    `then` (e.g. the initial message) runs once the answer has been applied."""
     session = app.session
     trust = session.project_trust
     if trust is None or not trust.undecided:
@@ -22,7 +24,7 @@ def ask_on_first_run(app: AtomicApp) -> bool:
     offer = skipped_offer(session)
     if offer.empty:
         return False
-    app.push_screen(TrustScreen(trust, offer, first_run=True), lambda choice: _answer(app, choice))
+    app.push_screen(TrustScreen(trust, offer, first_run=True), lambda choice: _answer(app, choice, then))
     return True
 
 
@@ -44,9 +46,14 @@ def open_trust_screen(app: AtomicApp) -> None:
     app.push_screen(screen, lambda choice: _answer(app, choice))
 
 
-def _answer(app: AtomicApp, choice: TrustChoice | None) -> None:
-    if choice is not None:
-        app.run_worker(apply_choice(app, choice), group="trust", exclusive=True)
+def _answer(app: AtomicApp, choice: TrustChoice | None, then: Callable[[], Awaitable[None]] | None = None) -> None:
+    async def apply_then() -> None:
+        if choice is not None:
+            await apply_choice(app, choice)
+        if then is not None:
+            await then()
+
+    app.run_worker(apply_then(), group="trust", exclusive=True)
 
 
 async def apply_choice(app: AtomicApp, choice: TrustChoice) -> None:

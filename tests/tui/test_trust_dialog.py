@@ -109,3 +109,17 @@ def test_trust_dialog_snapshot(snap_compare: Any) -> None:
         await open_dialog(app, pilot)
 
     assert snap_compare(app, terminal_size=(100, 30), run_before=wait)
+
+
+async def test_initial_message_waits_for_the_answer(tmp_path: Path, agent_dir: Path) -> None:
+    cwd = project_with_extension(tmp_path / "repo")
+    app = AtomicApp(make_app(cwd, [{"text": "done"}]).options, clock=lambda: 0.0, cursor_blink=False,
+                    initial_message="hello there")
+    async with app.run_test(size=(110, 40)) as pilot:
+        await open_dialog(app, pilot)
+        await pilot.pause(0.2)
+        assert app.session.messages() == []  # nothing sent while the dialog is open
+        await pilot.press("enter")
+        await wait_for(lambda: len(app.session.messages()) >= 2, pilot)
+        # The prompt went out with the project's context file, trusted just before.
+        assert "project rules" in app.session.system_prompt
