@@ -60,6 +60,7 @@ class RpcServer:
         self.out = JsonLineWriter(stdout)
         self.tasks: set[asyncio.Task[Any]] = set()
         self.context = HandlerContext(self.out.write)
+        self._warm_up_pending = True
         session.subscribe(self._on_event)
 
     def _on_event(self, event: Event) -> None:
@@ -80,6 +81,11 @@ class RpcServer:
         elif data is not NO_DATA:
             response["data"] = data
         self.out.write(response)
+        if self._warm_up_pending:
+            # Once the first answer is out (the flush is queued first), load the provider SDK in the
+            # background: start-up and idle memory stay small, and the first prompt rarely waits.
+            self._warm_up_pending = False
+            asyncio.get_running_loop().call_soon(self.session.warm_up_provider)
 
     def handle_line(self, raw: bytes) -> None:
         text = raw.decode("utf-8", errors="replace")

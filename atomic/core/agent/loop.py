@@ -74,7 +74,7 @@ class AgentRun:
         assembler = MessageAssembler(message, host.emit, host.fill_cost)
         try:
             request = await host.build_request(convert_to_llm(host.context_messages()))
-            provider = host.provider_for(model)
+            provider = await host.provider_for(model)
             assembler.start()
             async for event in provider.stream(request):
                 assembler.feed(event)

@@ -31,6 +31,7 @@ from atomic.core.providers.base import (
     ToolCallStart,
     UsageUpdate,
 )
+from atomic.core.providers.clients import cached_client, import_http_stack, prebuild_http_client
 from atomic.core.providers.errors import classify_error, stream_ended_early
 from atomic.core.providers.history import from_same_model, normalize_history, safe_tool_id
 from atomic.core.providers.streaming import close_quietly
@@ -291,11 +292,18 @@ class _StreamState:
 # ----------------------------------------------------------------------------- provider
 
 
+def warm_up() -> None:
+    """Load what the first request needs, off the event loop (called from the warm-up thread)."""
+    import anthropic.resources.messages  # noqa: F401 - the client loads its resources on first access
+
+    import_http_stack()
+    prebuild_http_client("anthropic")
+
+
 class AnthropicMessagesProvider:
     """`Provider` for api "anthropic-messages"."""
 
     async def stream(self, request: StreamRequest) -> AsyncIterator[ProviderEvent]:
-        client: Any = None
         sdk_stream: Any = None
         try:
             from anthropic import AsyncAnthropic
@@ -306,7 +314,8 @@ class AnthropicMessagesProvider:
                 options["base_url"] = request.model.base_url
             if request.timeout_s is not None:
                 options["timeout"] = request.timeout_s
-            client = AsyncAnthropic(**options)
+            # One client per key / base URL / headers, sharing a connection pool (never close it).
+            client = cached_client("anthropic", options, AsyncAnthropic)
             sdk_stream = await client.messages.create(**build_params(request), stream=True)
             state = _StreamState()
             async for event in sdk_stream:
@@ -317,7 +326,7 @@ class AnthropicMessagesProvider:
         except Exception as exc:  # CancelledError / GeneratorExit are BaseException: they pass through
             raise classify_error(exc, api_key=request.api_key) from exc
         finally:
-            await close_quietly(sdk_stream, client)
+            await close_quietly(sdk_stream)
 
 
 def _auth_options(request: StreamRequest) -> dict[str, Any]:

@@ -39,9 +39,9 @@ from atomic.core.providers.base import (
     ToolCallStart,
     UsageUpdate,
 )
+from atomic.core.providers.clients import cached_client, import_http_stack, prebuild_http_client, warm_client
 from atomic.core.providers.errors import classify_error, classify_status, stream_ended_early
 from atomic.core.providers.history import normalize_history
-from atomic.core.providers.streaming import close_quietly
 from atomic.core.providers.thinking_params import completions_params, default_max_tokens
 
 API = "openai-completions"
@@ -311,6 +311,28 @@ class _StreamState:
 # ----------------------------------------------------------------------------- provider
 
 
+def warm_up() -> None:
+    """Load what the first request needs, off the event loop (called from the warm-up thread): the
+    resource modules the client imports on first access, and the SDK's per-type request transform."""
+    from openai import AsyncOpenAI
+    from openai._utils import maybe_transform
+    from openai.resources.chat.completions import AsyncCompletions  # noqa: F401
+    from openai.types.chat import completion_create_params
+
+    import_http_stack()
+    prebuild_http_client("openai")
+    warm_client("openai", AsyncOpenAI)
+    sample = {
+        "model": "m", "stream": True, "stream_options": {"include_usage": True},
+        "messages": [{"role": "system", "content": "s"}, {"role": "user", "content": [{"type": "text", "text": "u"}]},
+                     {"role": "assistant", "content": "a", "tool_calls": [
+                         {"id": "c", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+                     {"role": "tool", "tool_call_id": "c", "content": "r"}],
+        "tools": [{"type": "function", "function": {"name": "f", "description": "d", "parameters": {}}}],
+    }
+    maybe_transform(sample, completion_create_params.CompletionCreateParamsStreaming)
+
+
 def make_openai_client(request: StreamRequest) -> Any:
     from openai import AsyncOpenAI
 
@@ -324,7 +346,8 @@ def make_openai_client(request: StreamRequest) -> Any:
         options["base_url"] = request.model.base_url
     if request.timeout_s is not None:
         options["timeout"] = request.timeout_s
-    return AsyncOpenAI(**options)
+    # One client per key / base URL / headers, sharing a connection pool (never close it).
+    return cached_client("openai", options, AsyncOpenAI)
 
 
 class _Chunk:
@@ -360,7 +383,6 @@ class OpenAICompletionsProvider:
     """`Provider` for api "openai-completions"."""
 
     async def stream(self, request: StreamRequest) -> AsyncIterator[ProviderEvent]:
-        client: Any = None
         try:
             client = make_openai_client(request)
             # The SDK sends the request (auth, base URL, headers, status errors); the SSE lines are read
@@ -368,7 +390,8 @@ class OpenAICompletionsProvider:
             raw = client.chat.completions.with_streaming_response.create(**sdk_arguments(build_body(request)))
             async with raw as response:
                 state = _StreamState()
-                async for line in response.iter_lines():
+                lines = response.iter_lines()
+                async for line in lines:
                     chunk = parse_sse_data(line)
                     if chunk is None:
                         continue
@@ -376,9 +399,10 @@ class OpenAICompletionsProvider:
                         break
                     for event in state.handle(chunk):
                         yield event
+                # Read to the end of the body (as the SDK does) so the connection goes back to the pool.
+                async for _line in lines:
+                    pass
             for event in state.finish():
                 yield event
         except Exception as exc:  # CancelledError / GeneratorExit are BaseException: they pass through
             raise classify_error(exc, api_key=request.api_key) from exc
-        finally:
-            await close_quietly(client)

@@ -331,11 +331,50 @@ def _response_error(error: Any) -> ProviderError:
 # ----------------------------------------------------------------------------- provider
 
 
+_WARM_EVENTS: list[dict[str, Any]] = [
+    {"type": "response.created", "sequence_number": 0, "response": {"id": "r", "object": "response", "output": []}},
+    {"type": "response.output_item.added", "sequence_number": 1, "output_index": 0,
+     "item": {"type": "message", "id": "m", "role": "assistant", "status": "in_progress", "content": []}},
+    {"type": "response.output_text.delta", "sequence_number": 2, "item_id": "m", "output_index": 0,
+     "content_index": 0, "delta": "", "logprobs": []},
+    {"type": "response.reasoning_summary_text.delta", "sequence_number": 3, "item_id": "m", "output_index": 0,
+     "summary_index": 0, "delta": ""},
+    {"type": "response.function_call_arguments.delta", "sequence_number": 4, "item_id": "m", "output_index": 0,
+     "delta": ""},
+    {"type": "response.completed", "sequence_number": 5, "response": {"id": "r", "object": "response", "output": []}},
+]
+
+
+def warm_up() -> None:
+    """Load what the first request needs, off the event loop (called from the warm-up thread): the
+    SDK builds its stream-event models on first use, which takes seconds."""
+    from openai import AsyncOpenAI
+    from openai._models import construct_type
+    from openai._utils import maybe_transform
+    from openai.resources.responses import AsyncResponses  # noqa: F401 - loaded on first access otherwise
+    from openai.types.responses import ResponseStreamEvent, response_create_params
+
+    from atomic.core.providers.clients import import_http_stack, prebuild_http_client, warm_client
+
+    import_http_stack()
+    prebuild_http_client("openai")
+    warm_client("openai", AsyncOpenAI)
+    sample = {
+        "model": "m", "stream": True, "instructions": "s", "store": False,
+        "input": [{"role": "user", "content": [{"type": "input_text", "text": "u"}]},
+                  {"type": "function_call", "call_id": "c", "name": "f", "arguments": "{}"},
+                  {"type": "function_call_output", "call_id": "c", "output": "r"}],
+        "tools": [{"type": "function", "name": "f", "description": "d", "parameters": {}, "strict": False}],
+    }
+    maybe_transform(sample, response_create_params.ResponseCreateParamsStreaming)
+    for event in _WARM_EVENTS:
+        construct_type(type_=ResponseStreamEvent, value=event)
+
+
 class OpenAIResponsesProvider:
     """`Provider` for api "openai-responses"."""
 
     async def stream(self, request: StreamRequest) -> AsyncIterator[ProviderEvent]:
-        client: Any = None
         sdk_stream: Any = None
         try:
             client = make_openai_client(request)
@@ -349,4 +388,4 @@ class OpenAIResponsesProvider:
         except Exception as exc:  # CancelledError / GeneratorExit are BaseException: they pass through
             raise classify_error(exc, api_key=request.api_key) from exc
         finally:
-            await close_quietly(sdk_stream, client)
+            await close_quietly(sdk_stream)
