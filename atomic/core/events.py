@@ -23,6 +23,13 @@ class AgentEnd(Event):
     messages: list[Any] = Field(default_factory=list)
 
 
+class AgentSettled(Event):
+    """The prompt's work is over: retries, overflow compaction, threshold compaction and queued
+    follow-ups have all run. pi-compatible clients (and ACP) end a turn on this, not on agent_end."""
+
+    type: Literal["agent_settled"] = "agent_settled"
+
+
 class TurnStart(Event):
     type: Literal["turn_start"] = "turn_start"
 
@@ -174,6 +181,11 @@ class ExtensionError(Event):
 class ThinkingLevelChanged(Event):
     type: Literal["thinking_level_changed"] = "thinking_level_changed"
     level: str
+
+
+class PermissionModeChanged(Event):
+    type: Literal["permission_mode_changed"] = "permission_mode_changed"
+    mode: str
 
 
 class ModelChanged(Event):

@@ -146,10 +146,28 @@ class CompactionSummaryMessage(WireModel):
     summary: str
     tokens_before: int = 0
     timestamp: int = Field(default_factory=now_ms)
+    # Atomic's own compactions hold verbatim transcript lines; pi's hold a prose summary. The two are
+    # framed differently for the model. Never on the wire: it follows from the session entry.
+    verbatim: bool = Field(default=True, exclude=True)
+
+
+class BranchSummaryMessage(WireModel):
+    """pi's summary of a branch the conversation came back from (a `branch_summary` entry)."""
+
+    role: Literal["branchSummary"] = "branchSummary"
+    summary: str
+    from_id: str = "root"
+    timestamp: int = Field(default_factory=now_ms)
 
 
 AgentMessage = Annotated[
-    UserMessage | AssistantMessage | ToolResultMessage | BashExecutionMessage | CustomMessage | CompactionSummaryMessage,
+    UserMessage
+    | AssistantMessage
+    | ToolResultMessage
+    | BashExecutionMessage
+    | CustomMessage
+    | CompactionSummaryMessage
+    | BranchSummaryMessage,
     Field(discriminator="role"),
 ]
 

@@ -238,6 +238,11 @@ async def abort_compaction(s: AgentSession, _c: p.AbortCompaction, _x: HandlerCo
     return NO_DATA
 
 
+async def set_permission_mode(s: AgentSession, c: p.SetPermissionMode, _x: HandlerContext) -> Any:
+    s.set_permission_mode(c.mode, persist=c.persist)
+    return NO_DATA
+
+
 HANDLERS: dict[str, Handler] = {
     "prompt": prompt,
     "steer": steer,
@@ -279,4 +284,6 @@ HANDLERS: dict[str, Handler] = {
     "set_label": set_label,
     "navigate_tree": navigate_tree,
     "abort_compaction": abort_compaction,
+    # Atomic's own additions.
+    "set_permission_mode": set_permission_mode,
 }

@@ -198,6 +198,12 @@ class AbortCompaction(Command):
     type: Literal["abort_compaction"]
 
 
+class SetPermissionMode(Command):
+    type: Literal["set_permission_mode"]
+    mode: Literal["ask", "accept-edits", "yolo"]
+    persist: bool = False
+
+
 class GetCommands(Command):
     type: Literal["get_commands"]
 
@@ -217,6 +223,8 @@ COMMAND_MODELS: tuple[type[Command], ...] = (
     GetLastAssistantText, SetSessionName, GetCommands, ExtensionUiResponse,
     # Beyond the protocol document, as the TypeScript Atomic offers them.
     ImportSession, SetLabel, NavigateTree, AbortCompaction,
+    # Atomic's own additions.
+    SetPermissionMode,
 )  # fmt: skip
 
 AnyCommand = Annotated[functools.reduce(operator.or_, COMMAND_MODELS), Field(discriminator="type")]

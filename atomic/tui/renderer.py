@@ -225,7 +225,11 @@ class ConversationRenderer:
             view = BashView(message.command, bool(message.exclude_from_context))
             add(view)
             view.call_after_refresh(view.finish, message.output, message.exit_code, message.cancelled)
+        elif isinstance(message, m.CompactionSummaryMessage) and not message.verbatim:
+            add(NoteMessage(f"Earlier conversation summarized ({message.tokens_before} tokens):\n{message.summary}"))
         elif isinstance(message, m.CompactionSummaryMessage):
             add(NoteMessage(f"Context compacted ({message.tokens_before} tokens summarized)"))
+        elif isinstance(message, m.BranchSummaryMessage):
+            add(NoteMessage(f"Summary of the branch left behind:\n{message.summary}"))
         elif isinstance(message, m.CustomMessage) and message.display:
             add(NoteMessage(m.user_text(message)))

@@ -7,6 +7,7 @@ from typing import Any
 from atomic.core.messages import (
     AssistantMessage,
     BashExecutionMessage,
+    BranchSummaryMessage,
     CompactionSummaryMessage,
     CustomMessage,
     TextContent,
@@ -52,4 +53,8 @@ def convert_to_llm(messages: list[Any]) -> list[Any]:
             from atomic.core.compaction.context import compaction_summary_to_user_text
 
             out.append(UserMessage(content=compaction_summary_to_user_text(message), timestamp=message.timestamp))
+        elif isinstance(message, BranchSummaryMessage):
+            from atomic.core.compaction.context import branch_summary_to_user_text
+
+            out.append(UserMessage(content=branch_summary_to_user_text(message), timestamp=message.timestamp))
     return out

@@ -10,6 +10,7 @@ from atomic.core.events import Event
 from atomic.core.extensions.hooks import HookBus
 from atomic.core.messages import ToolResultMessage
 from atomic.core.model_types import Model
+from atomic.core.permissions import PermissionPolicy
 from atomic.core.providers.base import Provider, StreamRequest
 from atomic.core.settings import Settings
 from atomic.core.tools.base import Tool, ToolContext, ToolOutput
@@ -24,6 +25,7 @@ class LoopHost(Protocol):
     auto_retry_enabled: bool
     auto_compaction_enabled: bool
     pending_tool_results: list[ToolResultMessage] | None
+    permissions: PermissionPolicy
 
     def emit(self, event: Event) -> None: ...
     def context_messages(self) -> list[Any]: ...

@@ -30,7 +30,9 @@ async def _prepare(host: LoopHost, call: ToolCall) -> tuple[dict[str, Any], str 
     for result in await host.hooks.emit("tool_call", payload):
         if isinstance(result, dict) and result.get("block"):
             return args, str(result.get("reason") or "Tool execution was blocked")
-    return payload["input"], None
+    # Asked after extensions had their say, so the person approves the arguments that will run.
+    refused = await host.permissions.check(call.id, call.name, payload["input"])
+    return payload["input"], refused
 
 
 async def run_tool_calls(host: LoopHost, calls: list[ToolCall]) -> list[ToolResultMessage]:

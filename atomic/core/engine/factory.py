@@ -10,6 +10,7 @@ from atomic.core.engine.options import SessionOptions
 from atomic.core.engine.session import AgentSession
 from atomic.core.paths import agent_dir as default_agent_dir
 from atomic.core.paths import default_session_dir
+from atomic.core.permissions import parse_mode
 from atomic.core.session.listing import find_session, list_sessions
 from atomic.core.session.store import SessionStore
 from atomic.core.settings import SettingsManager
@@ -161,6 +162,12 @@ async def create_session(options: SessionOptions) -> AgentSession:
     session.startup_warnings.extend(store.warnings)
     session.startup_warnings.extend(getattr(session.registry, "errors", []))
     level = _choose_model(session, options)
+    try:
+        session.permissions.mode = parse_mode(
+            options.permission_mode or settings.settings.permission_mode or options.default_permission_mode
+        )
+    except ValueError as exc:
+        raise StartupError(str(exc)) from exc
     _load_resources(session, options)
     session.reload_context()
     if resumed:

@@ -17,10 +17,11 @@ from atomic.core.engine.bash_controls import BashControls
 from atomic.core.engine.compaction_controls import CompactionControls
 from atomic.core.engine.model_controls import ModelControls
 from atomic.core.engine.session_controls import SessionControls
-from atomic.core.events import Event, ExtensionError, QueueUpdate
+from atomic.core.events import AgentSettled, Event, ExtensionError, PermissionModeChanged, QueueUpdate
 from atomic.core.extensions.hooks import HookBus
 from atomic.core.messages import AssistantMessage, ImageContent, ToolResultMessage, Usage
 from atomic.core.model_types import Model
+from atomic.core.permissions import PermissionPolicy, parse_mode
 from atomic.core.providers.base import StreamRequest, ToolSpec
 from atomic.core.session.context import ContextItem, SessionContext, build_context
 from atomic.core.session.store import SessionStore
@@ -72,8 +73,11 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
         self.compacted_since_usage = False
         self.pending_tool_results: list[ToolResultMessage] | None = None
         self.deferred_messages: list[Any] = []
+        self.permissions = PermissionPolicy()
         self._run_task: asyncio.Task[Any] | None = None
         self._current_run: AgentRun | None = None
+        # Set by abort() when queued messages will run next: that run, not this one, settles.
+        self._abort_continues_queue = False
         self.startup_warnings: list[str] = []
         self._init_models()
         self._init_bash()
@@ -302,6 +306,10 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
                 self._current_run = None
                 self._flush_deferred()
                 await self.after_run(run)
+                if self._abort_continues_queue:
+                    self._abort_continues_queue = False
+                else:
+                    self.emit(AgentSettled())
 
         self._run_task = asyncio.ensure_future(runner())
         return self._run_task
@@ -322,10 +330,7 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
         # so they never split an assistant message from its tool results.
         while self.deferred_messages and self._current_run is None:
             owner, message = self.deferred_messages.pop(0)
-            if owner is self.store:
-                self.record_message(message)
-            else:
-                owner.append("message", message=message.to_wire())
+            self.record_owned_message(owner, message)
 
     async def wait_idle(self) -> None:
         while self._run_task is not None and not self._run_task.done():
@@ -341,6 +346,7 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
         if task is not None and not task.done():
             if self._current_run is not None:
                 self._current_run.cancel_retry()
+            self._abort_continues_queue = continue_queue and bool(len(self.steering) or len(self.follow_ups))
             task.cancel()
             try:
                 await asyncio.shield(task)
@@ -354,8 +360,13 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
             asyncio.get_running_loop().call_soon(self._continue_queued)
 
     def _continue_queued(self) -> None:
-        if not self.is_streaming and (len(self.steering) or len(self.follow_ups)) and self.model is not None:
+        if self.is_streaming:
+            return
+        if (len(self.steering) or len(self.follow_ups)) and self.model is not None:
             self.start_run([])
+        else:
+            # The aborted run left settling to this continuation, which has nothing to run.
+            self.emit(AgentSettled())
 
     def abort_retry(self) -> None:
         if self._current_run is not None:
@@ -367,6 +378,13 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
         if steering or follow:
             self.queue_changed()
         return {"steering": steering, "followUp": follow}
+
+    def set_permission_mode(self, mode: str, persist: bool = False) -> None:
+        """Change who approves tool calls; "always" answers given so far stay remembered."""
+        self.permissions.mode = parse_mode(mode)
+        if persist:
+            self.settings_manager.update({"permissionMode": mode})
+        self.emit(PermissionModeChanged(mode=mode))
 
     def set_steering_mode(self, mode: str) -> None:
         self.steering.mode = mode
@@ -399,6 +417,7 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
             "autoCompactionEnabled": self.auto_compaction_enabled,
             "messageCount": len(self.context_items),
             "pendingMessageCount": len(self.steering) + len(self.follow_ups),
+            "permissionMode": self.permissions.mode,
         }
         if self.store.path is not None:
             state["sessionFile"] = str(self.store.path)
