@@ -24,4 +24,4 @@ async def test_abort_keeps_the_bash_output_in_the_tool_result(make_session: Any)
     stored = session.messages()[-1]
     assert isinstance(stored, ToolResultMessage) and stored.is_error
     assert stored.content[0].text == "partial line\n\nCommand aborted"
-    assert rec.types()[-1] == "agent_end"
+    assert "agent_end" in rec.types()

@@ -106,7 +106,7 @@ async def test_a_failed_warm_up_leaves_the_error_to_the_provider(monkeypatch: py
 
 async def test_warm_up_starts_for_the_configured_provider_only(monkeypatch: pytest.MonkeyPatch) -> None:
     started: list[str] = []
-    monkeypatch.setattr(registry, "start_warmup", lambda api, warm: started.append(api))
+    monkeypatch.setattr(clients, "start_warmup", lambda api, warm: started.append(api))
     registry.start_provider_warmup("openai-responses")
     registry.start_provider_warmup("scripted")  # not a built-in SDK provider: nothing to load
     assert started == ["openai-responses"]

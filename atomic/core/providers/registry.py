@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from atomic.core.providers.base import Provider, ProviderError
-from atomic.core.providers.clients import start_warmup, wait_warmup
 
 
 def _anthropic() -> Provider:
@@ -92,6 +91,8 @@ def start_provider_warmup(api: str) -> None:
     """Load a built-in provider's SDK in a daemon thread (no-op for other apis or when started)."""
     warm = _WARMERS.get(api)
     if warm is not None and api not in _registered:
+        from atomic.core.providers.clients import start_warmup
+
         start_warmup(api, warm)
 
 
@@ -100,4 +101,6 @@ async def ensure_provider_ready(api: str) -> None:
     warm = _WARMERS.get(api)
     if warm is None or api in _registered:
         return
+    from atomic.core.providers.clients import start_warmup, wait_warmup
+
     await wait_warmup(start_warmup(api, warm))
