@@ -20,7 +20,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add = parser.add_argument
     add("messages", nargs="*", help="prompt text (in print mode, the messages to send in order)")
-    add("--mode", choices=["text", "json", "rpc"], default=None, help="output mode: text (default), json or rpc")
+    add("--mode", choices=["text", "json", "rpc", "acp"], default=None,
+        help="output mode: text (default), json, rpc, or acp (the Agent Client Protocol, for editors)")
     add("-p", "--print", action="store_true", help="answer the prompt, print the final reply and exit")
     add("-v", "--version", action="version", version=f"atomic {__version__}")
     sessions = parser.add_argument_group("sessions")
@@ -188,6 +189,10 @@ def main(argv: list[str] | None = None) -> int:
                   file=sys.stderr)
             return 1
         return _run_async(_rpc(options))
+    if mode == "acp":
+        from atomic.acp.server import serve
+
+        return _run_async(serve(options))
     if args.print or mode in ("text", "json") or not sys.stdin.isatty():
         return _run_async(_print_mode(options, args.messages, json_mode=mode == "json"))
     from atomic.tui.app import run_tui

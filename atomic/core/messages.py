@@ -71,6 +71,26 @@ class Usage(WireModel):
     total_tokens: int = 0
     cost: Cost = Field(default_factory=Cost)
 
+    def to_wire(self) -> dict[str, Any]:
+        # By hand: every streamed delta's message_update carries the usage (see events.py).
+        cost = self.cost
+        if self.__pydantic_extra__ or cost.__pydantic_extra__:
+            return super().to_wire()
+        return {
+            "input": self.input,
+            "output": self.output,
+            "cacheRead": self.cache_read,
+            "cacheWrite": self.cache_write,
+            "totalTokens": self.total_tokens,
+            "cost": {
+                "input": cost.input,
+                "output": cost.output,
+                "cacheRead": cost.cache_read,
+                "cacheWrite": cost.cache_write,
+                "total": cost.total,
+            },
+        }
+
 
 StopReason = Literal["stop", "length", "toolUse", "error", "aborted", "pending"]
 
@@ -84,6 +104,15 @@ class UserMessage(WireModel):
     timestamp: int = Field(default_factory=now_ms)
 
 
+class ProviderBlock(WireModel):
+    """A response block Atomic does not show (a server tool call or result, a compaction block),
+    kept so the provider can send it back to the same model. `position` is the number of visible
+    content blocks before it; `data` is the API's own JSON for the block."""
+
+    position: int
+    data: dict[str, Any]
+
+
 class AssistantMessage(WireModel):
     role: Literal["assistant"] = "assistant"
     content: list[AssistantContentBlock] = Field(default_factory=list)
@@ -95,6 +124,7 @@ class AssistantMessage(WireModel):
     error_message: str | None = None
     response_id: str | None = None
     end_turn: bool | None = None
+    provider_blocks: list[ProviderBlock] | None = None
     timestamp: int = Field(default_factory=now_ms)
 
     def text(self) -> str:

@@ -57,12 +57,20 @@ async def run_tool_calls(host: LoopHost, calls: list[ToolCall]) -> list[ToolResu
         for patch in await host.hooks.emit("tool_result", payload):
             if isinstance(patch, dict):
                 output = ToolOutput(
-                    content=patch.get("content", output.content), details=patch.get("details", output.details)
+                    content=patch.get("content", output.content),
+                    details=patch.get("details", output.details),
+                    file_change=output.file_change,
                 )
                 is_error = bool(patch.get("isError", is_error))
         outputs[call.id] = (output, is_error)
         host.emit(
-            ToolExecutionEnd(tool_call_id=call.id, tool_name=call.name, result=output.to_wire(), is_error=is_error)
+            ToolExecutionEnd(
+                tool_call_id=call.id,
+                tool_name=call.name,
+                result=output.to_wire(),
+                is_error=is_error,
+                file_change=output.file_change,
+            )
         )
 
     tasks = [asyncio.ensure_future(run_one(c, a, b)) for c, a, b in prepared]

@@ -79,6 +79,7 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
         # Set by abort() when queued messages will run next: that run, not this one, settles.
         self._abort_continues_queue = False
         self.startup_warnings: list[str] = []
+        self._notices_shown: set[str] = set()
         self._init_models()
         self._init_bash()
         self._init_compaction()
@@ -103,6 +104,18 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
                 self.startup_warnings.append(f"listener error: {exc}")
         if self.hooks.has(event.type):
             self.hooks.emit_nowait(event.type, {"event": event})
+
+    def notify_once(self, key: str, message: str) -> None:
+        """Tell the user something once per session object and `key`: a warning notification
+        (an `extension_ui_request` with method "notify" in RPC mode, a toast in the TUI)."""
+        if key in self._notices_shown:
+            return
+        self._notices_shown.add(key)
+        import uuid
+
+        from atomic.core.extensions.events import ExtensionUiRequest
+
+        self.emit(ExtensionUiRequest(id=str(uuid.uuid4()), message=message, notify_type="warning"))
 
     def _report_extension_error(self, path: str, event: str, error: str) -> None:
         self.emit(ExtensionError(extension_path=path, event=event, error=error))

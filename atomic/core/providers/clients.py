@@ -6,7 +6,7 @@ SDK client is built once per event loop, SDK and options (base URL, key, headers
 clients of one SDK on one loop share one HTTP connection pool, so a second turn reuses the open
 connection.
 
-Importing an SDK costs seconds of CPU (`import anthropic` ~1.9 s), so it never happens on the event
+Importing a provider SDK costs up to seconds of CPU, so it never happens on the event
 loop: `start_warmup(api)` imports the provider and its SDK in a daemon thread (a process that exits
 never waits for it) and prebuilds the connection pool; `await ensure_ready(api)` waits for that
 thread without blocking the loop, starting it if nobody did.
@@ -32,15 +32,8 @@ def _openai_http_client() -> Any:
     return DefaultAsyncHttpxClient()
 
 
-def _anthropic_http_client() -> Any:
-    from anthropic import DefaultAsyncHttpxClient
-
-    return DefaultAsyncHttpxClient()
-
-
 _HTTP_FACTORIES: dict[str, Callable[[], Any]] = {
     "openai": _openai_http_client,
-    "anthropic": _anthropic_http_client,
 }
 
 _lock = threading.Lock()
@@ -111,7 +104,7 @@ def _freeze(value: Any) -> Any:
 def cached_client(sdk: str, options: dict[str, Any], build: Callable[..., ClientT]) -> ClientT:
     """The SDK client for these constructor options on the running loop, built on first use.
 
-    `sdk` is "openai" or "anthropic"; `build` is the SDK's client class. Callers must not close
+    `sdk` names the pool's factory ("openai"); `build` is the SDK's client class. Callers must not close
     the client (closing it would close the shared pool); they close their streams and responses.
     """
     loop = asyncio.get_running_loop()

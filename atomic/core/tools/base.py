@@ -19,10 +19,21 @@ class ToolError(Exception):
     """A tool failure whose message is shown to the model as an error result."""
 
 
+@dataclass(frozen=True)
+class FileChange:
+    """What a write or edit did to one file, for frontends that show diffs (ACP). Never persisted."""
+
+    path: Path  # absolute
+    old_text: str | None  # None: the file did not exist (or was not text)
+    new_text: str
+
+
 @dataclass
 class ToolOutput:
     content: list[TextContent | ImageContent]
     details: Any = None
+    # In-process only: not part of the tool result the model or the session file sees.
+    file_change: FileChange | None = None
 
     @classmethod
     def text(cls, text: str, details: Any = None) -> ToolOutput:

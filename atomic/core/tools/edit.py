@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from atomic.core.tools.base import Tool, ToolContext, ToolError, ToolOutput
+from atomic.core.tools.base import FileChange, Tool, ToolContext, ToolError, ToolOutput
 from atomic.core.tools.edit_diff import (
     EditApplyError,
     TextEdit,
@@ -126,7 +126,9 @@ class EditTool(Tool):
         except OSError as exc:
             raise ToolError(f"Could not edit file: {display}. {exc.strerror or exc}") from None
         diff = compute_diff(base, updated)
-        return ToolOutput.text(
+        output = ToolOutput.text(
             f"Successfully replaced {len(edits)} block(s) in {display}.",
             {"diff": diff.diff, "firstChangedLine": diff.first_changed_line},
         )
+        output.file_change = FileChange(path=path.absolute(), old_text=original, new_text=final)
+        return output
