@@ -34,6 +34,7 @@ from acp.schema import (
 )
 
 from atomic import __version__
+from atomic.acp.client_files import ClientFiles
 from atomic.acp.config import apply_option, apply_thinking_level, config_options, thinking_modes
 from atomic.acp.prompt_blocks import flatten_prompt
 from atomic.acp.replay import replay
@@ -54,6 +55,7 @@ class AtomicAcpAgent:
         self.template = template
         self.conn: Any = None
         self.sessions: dict[str, SessionBridge] = {}
+        self.client_fs: Any = None  # the client's fs capabilities from initialize
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
@@ -62,6 +64,7 @@ class AtomicAcpAgent:
 
     async def initialize(self, protocol_version: int, client_capabilities: Any = None, client_info: Any = None,
                          **_kwargs: Any) -> InitializeResponse:
+        self.client_fs = client_capabilities.fs if client_capabilities is not None else None
         return InitializeResponse(
             protocol_version=min(protocol_version, ACP_PROTOCOL_VERSION, PROTOCOL_VERSION),
             agent_info=Implementation(name="atomic", title="Atomic", version=__version__),
@@ -114,6 +117,11 @@ class AtomicAcpAgent:
             raise RequestError.internal_error({"details": str(exc)}) from exc
         for warning in engine.startup_warnings:
             _log(warning)
+        if self.client_fs is not None and (self.client_fs.read_text_file or self.client_fs.write_text_file):
+            engine.editor_files = ClientFiles(
+                self.conn, engine.store.session_id, folder.resolve(),
+                can_read=bool(self.client_fs.read_text_file), can_write=bool(self.client_fs.write_text_file),
+            )
         bridge = SessionBridge(self.conn, engine, engine.store.session_id)
         self.sessions[bridge.session_id] = bridge
         return bridge

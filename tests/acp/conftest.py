@@ -12,7 +12,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse
+from acp import RequestError
+from acp.schema import (
+    AllowedOutcome,
+    DeniedOutcome,
+    ReadTextFileResponse,
+    RequestPermissionResponse,
+    WriteTextFileResponse,
+)
 
 
 class RecordingClient:
@@ -22,6 +29,19 @@ class RecordingClient:
         self.updates: list[Any] = []
         self.permission_requests: list[Any] = []
         self.permission_answers: list[str] = []
+        # The editor's unsaved buffers, by absolute path; writes land here, not on disk.
+        self.buffers: dict[str, str] = {}
+
+    async def read_text_file(self, session_id: str, path: str, line: int | None = None, limit: int | None = None,
+                             **_kwargs: Any) -> ReadTextFileResponse:
+        if path not in self.buffers:
+            raise RequestError.resource_not_found(path)
+        return ReadTextFileResponse(content=self.buffers[path])
+
+    async def write_text_file(self, session_id: str, path: str, content: str,
+                              **_kwargs: Any) -> WriteTextFileResponse:
+        self.buffers[path] = content
+        return WriteTextFileResponse()
 
     async def session_update(self, session_id: str, update: Any, **_kwargs: Any) -> None:
         self.updates.append(update)

@@ -76,3 +76,33 @@ async def test_rejected_write_never_happens_and_the_model_is_told(
     final = tool_updates(client, "w1")[-1]
     assert final.status == "failed" and "rejected" in final.content[0].content.text
     assert client.text() == "understood"
+
+
+async def test_file_tools_use_the_editors_buffers_when_it_offers_them(
+    acp_env: dict[str, str], write_script: ScriptWriter, project: Path
+) -> None:
+    from acp.schema import ClientCapabilities, FileSystemCapabilities
+
+    (project / "app.py").write_text("on disk\n")
+    outside = project.parent / "outside.txt"
+    script = write_script([
+        {"toolCalls": [{"name": "read", "id": "r1", "arguments": {"path": "app.py"}}]},
+        {"toolCalls": [{"name": "edit", "id": "e1",
+                        "arguments": {"path": "app.py", "edits": [{"oldText": "unsaved", "newText": "edited"}]}}]},
+        {"toolCalls": [{"name": "write", "id": "w1", "arguments": {"path": str(outside), "content": "local\n"}}]},
+        {"text": "done"},
+    ])
+    async with acp_agent(acp_env, script, "--permission-mode", "yolo") as (conn, client, _process):
+        client.buffers[str(project / "app.py")] = "unsaved buffer\n"
+        capabilities = ClientCapabilities(fs=FileSystemCapabilities(read_text_file=True, write_text_file=True))
+        await conn.initialize(protocol_version=1, client_capabilities=capabilities)
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("work")])
+    # The model read the editor's unsaved text, and the edit went back to the editor.
+    assert "unsaved buffer" in tool_updates(client, "r1")[-1].content[0].content.text
+    assert client.buffers[str(project / "app.py")] == "edited buffer\n"
+    assert (project / "app.py").read_text() == "on disk\n"
+    [diff] = tool_updates(client, "e1")[-1].content
+    assert diff.old_text == "unsaved buffer\n" and diff.new_text == "edited buffer\n"
+    # Outside the session's folder the disk is used.
+    assert outside.read_text() == "local\n"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from atomic.core.agent.llm_text import encodable_message
 from atomic.core.messages import (
     AssistantMessage,
     BashExecutionMessage,
@@ -65,7 +66,7 @@ def convert_to_llm(messages: list[Any]) -> list[Any]:
             from atomic.core.compaction.context import branch_summary_to_user_text
 
             out.append(UserMessage(content=branch_summary_to_user_text(message), timestamp=message.timestamp))
-    return out
+    return [encodable_message(m) for m in out]
 
 
 def omit_images(messages: list[Any], model: Model) -> tuple[list[Any], int]:

@@ -85,6 +85,10 @@ def _choose_model(session: AgentSession, options: SessionOptions) -> str | None:
         if options.model:
             resolved = resolve_model(session.registry, options.model, provider=options.provider)
             session.model, level = resolved.model, resolved.thinking_level
+        elif not (options.provider or session.scoped) and session.block_on_saved_default(
+            settings.default_provider, settings.default_model
+        ):
+            session.model = None  # never another model in its place
         else:
             session.model = choose_initial_model(
                 session.registry,
@@ -172,6 +176,9 @@ async def create_session(options: SessionOptions) -> AgentSession:
     session.reload_context()
     if resumed:
         session.restore_model_from_session()
+        if session.model is not None:
+            # The resumed session's own model is used, not the saved default.
+            session.model_block = None
     from atomic.core.models.thinking import clamp_level
 
     if session.model is not None:

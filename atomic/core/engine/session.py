@@ -26,7 +26,7 @@ from atomic.core.providers.base import StreamRequest, ToolSpec
 from atomic.core.session.context import ContextItem, SessionContext, build_context
 from atomic.core.session.store import SessionStore
 from atomic.core.settings import SettingsManager
-from atomic.core.tools.base import Tool, ToolContext, ToolOutput
+from atomic.core.tools.base import EditorFiles, Tool, ToolContext, ToolOutput
 
 Listener = Callable[[Event], None]
 
@@ -74,6 +74,8 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
         self.pending_tool_results: list[ToolResultMessage] | None = None
         self.deferred_messages: list[Any] = []
         self.permissions = PermissionPolicy()
+        # Set by a frontend whose client edits files itself (ACP's fs methods).
+        self.editor_files: EditorFiles | None = None
         self._run_task: asyncio.Task[Any] | None = None
         self._current_run: AgentRun | None = None
         # Set by abort() when queued messages will run next: that run, not this one, settles.
@@ -209,6 +211,7 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
             agent_dir=self.agent_dir,
             supports_images=bool(model and model.supports_images()) and not self.settings.images.block_images,
             env=env,
+            editor_files=self.editor_files,
         )
 
     def fill_cost(self, usage: Usage) -> None:
@@ -275,16 +278,18 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
 
     async def steer(self, text: str, images: list[ImageContent] | None = None) -> None:
         self._reject_extension_command(text)
+        if not self.is_streaming:
+            self.ensure_can_prompt()  # before queuing: a refused message must not run later
         self._queue(self.steering, self._expand(text), list(images or []))
         if not self.is_streaming:
-            self.ensure_can_prompt()
             self.start_run([])
 
     async def follow_up(self, text: str, images: list[ImageContent] | None = None) -> None:
         self._reject_extension_command(text)
+        if not self.is_streaming:
+            self.ensure_can_prompt()  # before queuing: a refused message must not run later
         self._queue(self.follow_ups, self._expand(text), list(images or []))
         if not self.is_streaming:
-            self.ensure_can_prompt()
             self.start_run([])
 
     def _reject_extension_command(self, text: str) -> None:
@@ -437,6 +442,7 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
         name = self.store.name()
         if name:
             state["sessionName"] = name
+        state.update(self.model_block_state())
         return state
 
     async def shutdown(self) -> None:

@@ -81,6 +81,17 @@ class WriteTool(Tool):
             raise ToolError("content must be a string")
         path = resolve_path(raw_path, ctx.cwd)
         data = content.encode("utf-8")
+        editor = ctx.editor_for(path)
+        if editor is not None:
+            async with file_mutation_lock(path):
+                try:
+                    previous: str | None = await editor.read_text(path)
+                except ToolError:
+                    previous = None  # a new file
+                await editor.write_text(path, content)
+            output = ToolOutput.text(f"Successfully wrote {len(data)} bytes to {raw_path}")
+            output.file_change = FileChange(path=path.absolute(), old_text=previous, new_text=content)
+            return output
         async with file_mutation_lock(path):
             try:
                 old_text = await asyncio.to_thread(_previous_text, path)
