@@ -13,7 +13,6 @@ from acp import PROTOCOL_VERSION, RequestError
 from acp.schema import (
     AgentCapabilities,
     AuthenticateResponse,
-    AuthMethodTerminal,
     CloseSessionResponse,
     Implementation,
     InitializeResponse,
@@ -31,6 +30,7 @@ from acp.schema import (
     SessionResumeCapabilities,
     SetSessionConfigOptionResponse,
     SetSessionModeResponse,
+    TerminalAuthMethod,
 )
 
 from atomic import __version__
@@ -79,7 +79,7 @@ class AtomicAcpAgent:
                 ),
             ),
             auth_methods=[] if await asyncio.to_thread(self._has_usable_model) else [
-                AuthMethodTerminal(
+                TerminalAuthMethod(
                     id="atomic-login", name="Log in to a model provider", type="terminal", args=[],
                     description="Opens Atomic in a terminal; its guided start stores a key with /login.",
                 )
@@ -234,7 +234,7 @@ class AtomicAcpAgent:
             reason, error = bridge.stop_reason()
             if error is not None:
                 raise RequestError.internal_error({"details": error})
-            return PromptResponse(stop_reason=reason)  # type: ignore[arg-type]
+            return PromptResponse(stop_reason=reason)
 
     async def _builtin_command(self, bridge: SessionBridge, text: str) -> bool:
         engine: AgentSession = bridge.engine
