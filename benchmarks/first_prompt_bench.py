@@ -167,7 +167,11 @@ class Proc:
     def close(self) -> None:
         assert self.p.stdin
         self.p.stdin.close()
-        self.p.wait(10)
+        try:
+            self.p.wait(60)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            self.p.wait()
 
 
 def is_response(rid: str) -> Any:

@@ -4,7 +4,9 @@ and how long an aborted bash call takes to kill its whole process group.
 Run: .venv/bin/python benchmarks/tools_bench.py [--runs 5] [--only find|bash|edit|abort] [--src DIR]
 
 Each case runs in a fresh child process (so its peak RSS is its own) and prints the median wall time
-of --runs calls of the tool's `execute`, and the child's peak RSS. --src runs another checkout of the
+of --runs calls of the tool's `execute`, the median CPU time of that process (user + system, all
+threads) and of the programs it ran (rg; for bash the producer `yes | head`), and its peak RSS.
+CPU time is the figure to compare on a busy machine: wall times there mostly measure the load. --src runs another checkout of the
 package (e.g. an older commit) with the same interpreter, for before/after figures.
 """
 
@@ -45,11 +47,19 @@ from pathlib import Path
 case, arg, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
 from atomic.core.tools.base import ToolContext, ToolError
 
+def cpu():
+    self_ = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return self_.ru_utime + self_.ru_stime, kids.ru_utime + kids.ru_stime
+
 async def main():
     times = []
+    cpu_self = []
+    cpu_kids = []
     extra = {}
     ctx = ToolContext(cwd=Path(arg), session_id="bench")
     for _ in range(runs):
+        before = cpu()
         if case == "find":
             from atomic.core.tools.find import FindTool
             t = time.perf_counter()
@@ -93,9 +103,13 @@ async def main():
             except (asyncio.CancelledError, ToolError) as exc:
                 extra["result"] = type(exc).__name__ + ": " + str(exc)[-16:]
             extra.setdefault("returned_ms", []).append(round((time.perf_counter() - t) * 1000))
+        after = cpu()
+        cpu_self.append(after[0] - before[0])
+        cpu_kids.append(after[1] - before[1])
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"median_ms": statistics.median(times) * 1000, "min_ms": min(times) * 1000,
-                      "peak_rss_mb": peak, **extra}))
+                      "peak_rss_mb": peak, "cpu_ms": statistics.median(cpu_self) * 1000,
+                      "child_cpu_ms": statistics.median(cpu_kids) * 1000, **extra}))
 
 def live_members(pgid):
     found = []
@@ -137,8 +151,10 @@ def main() -> None:
         result = run_case(case, arg, args.runs, args.src)
         label = {"find": f"find, no match, {TREE_FILES:,} files", "bash": "bash printing 100 MB",
                  "edit": "edit of a 10 MB file", "abort": "abort bash: group gone"}[case]
-        rest = {k: v for k, v in result.items() if k not in ("median_ms", "min_ms", "peak_rss_mb")}
+        rest = {k: v for k, v in result.items()
+                if k not in ("median_ms", "min_ms", "peak_rss_mb", "cpu_ms", "child_cpu_ms")}
         print(f"{label:32} median {result['median_ms']:8.1f} ms (min {result['min_ms']:.1f}) "
+              f"| CPU {result['cpu_ms']:.0f} ms + children {result['child_cpu_ms']:.0f} ms "
               f"| peak RSS {result['peak_rss_mb']:.0f} MB {rest or ''}")
 
 
