@@ -19,6 +19,7 @@ from typing import Any, BinaryIO
 from atomic.core.atomic_io import encode_json_text
 from atomic.core.engine.session import AgentSession
 from atomic.core.events import Event, MessageUpdate
+from atomic.rpc.extension_ui import resolve_ui_response
 from atomic.rpc.handlers import HANDLERS, NO_DATA, HandlerContext
 from atomic.rpc.protocol import NO_ID, CommandError, ExtensionUiResponse, JsonNumber, parse_line
 from atomic.rpc.update_lines import MessageUpdateLines
@@ -85,6 +86,8 @@ class RpcServer:
         self.context = HandlerContext(self.out.write)
         self._updates = MessageUpdateLines()
         session.subscribe(self._on_event)
+        # This client answers extension dialogs; statuses etc. set before now are sent first.
+        session.extension_ui.attach(self._on_event)
 
     def _on_event(self, event: Event) -> None:
         if type(event) is MessageUpdate:  # one per streamed delta: the fast path
@@ -120,7 +123,7 @@ class RpcServer:
 
         Such a line is itself an answer and gets no response; any other one is handled as a command.
         """
-        return False
+        return resolve_ui_response(self.session, response)
 
     def handle_line(self, raw: bytes) -> None:
         text = raw.decode("utf-8", errors="replace")

@@ -18,6 +18,7 @@ from atomic.tui.completion import MAX_ITEMS, CompletionItem, CompletionPopup, Fi
 from atomic.tui.conversation import Conversation, StartupHeader
 from atomic.tui.editor import PromptEditor
 from atomic.tui.events_bridge import EventBridge
+from atomic.tui.extension_ui import ExtensionUiPresenter, ExtensionWidgets
 from atomic.tui.footer import QueuePanel, StatusFooter, WorkingIndicator
 from atomic.tui.formatting import read_git_branch, tilde_path
 from atomic.tui.input_flow import InputFlow
@@ -106,6 +107,7 @@ class AtomicApp(App[int]):
         self.renderer = ConversationRenderer(self.conversation)
         self.working = WorkingIndicator(self.clock, id="working")
         self.queue_panel = QueuePanel(id="queue")
+        self.extension_widgets = ExtensionWidgets(id="extension-widgets")
         self.completion = CompletionPopup(id="completion")
         self.editor = PromptEditor(self.keys, id="editor")
         self.editor.popup_key_handler = self._popup_key
@@ -113,6 +115,7 @@ class AtomicApp(App[int]):
         yield self.conversation
         yield self.working
         yield self.queue_panel
+        yield self.extension_widgets
         yield self.completion
         yield self.editor
         yield self.footer
@@ -147,9 +150,13 @@ class AtomicApp(App[int]):
         gc.freeze()
         self.bridge = EventBridge(self)
         self._unsubscribe = self.session.subscribe(self.bridge.handle)
+        self.extension_ui = ExtensionUiPresenter(self)
         self.git_branch = read_git_branch(self.session.cwd)
         self.apply_settings()
         self.show_startup()
+        if self.session.mcp is not None:
+            # MCP notices (a server failed to start, project servers skipped) as toasts; never on stderr.
+            self.session.mcp.set_notice_sink(lambda line: self.notify(line, severity="warning", timeout=8))
         self.renderer.render_history(self.session.messages())
         self.after_state_change()
         self.session_ready = True
@@ -305,7 +312,9 @@ class AtomicApp(App[int]):
     # ------------------------------------------------------------------ input
 
     async def on_prompt_editor_submitted(self, message: PromptEditor.Submitted) -> None:
-        await self.input_flow.submit(message.text, message.follow_up)
+        # In a worker, not awaited here: extension code behind a prompt or a slash command may open a
+        # dialog (ctx.ui.confirm, ...), and the dialog gets its keys through this very message loop.
+        self.run_worker(self.input_flow.submit_in_order(message.text, message.follow_up), group="submit")
 
     # ------------------------------------------------------------------ actions (see keybindings.APP_KEYS)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 from atomic.tui.conversation import BashView
@@ -18,8 +19,14 @@ class InputFlow:
         self.retrying = False
         # Prompts typed while a compaction runs (not during a run: those are steering/follow-ups).
         self.after_compaction: list[str] = []
+        self._submitting = asyncio.Lock()
 
     # ------------------------------------------------------------------ Enter / Alt+Enter
+
+    async def submit_in_order(self, text: str, follow_up: bool) -> None:
+        """`submit` from a worker: one at a time, in the order Enter was pressed."""
+        async with self._submitting:
+            await self.submit(text, follow_up)
 
     async def submit(self, text: str, follow_up: bool) -> None:
         app, session, editor = self.app, self.app.session, self.app.editor
