@@ -162,6 +162,9 @@ class AtomicApp(App[int]):
         self.renderer.render_history(self.session.messages())
         self.after_state_change()
         self.session_ready = True
+        # Load the provider SDK in a background thread once the session is on screen (a first prompt
+        # sent sooner waits for it off the event loop, so typing never freezes).
+        self.call_after_refresh(self.session.warm_up_provider)
         from atomic.tui.trust_flow import ask_on_first_run
 
         # An undecided folder that brings something: the first-run dialog; the rest waits for the answer.
