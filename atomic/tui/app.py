@@ -109,7 +109,7 @@ class AtomicApp(App[int]):
         self.working = WorkingIndicator(self.clock, id="working")
         self.queue_panel = QueuePanel(id="queue")
         self.completion = CompletionPopup(id="completion")
-        self.find_bar = FindBar(self.conversation, id="find-bar")
+        self.find_bar = FindBar(self.conversation, cursor_blink=self.cursor_blink_enabled, id="find-bar")
         self.editor = PromptEditor(self.keys, id="editor")
         self.editor.popup_key_handler = self._popup_key
         self.footer = StatusFooter(id="footer")
@@ -342,6 +342,7 @@ class AtomicApp(App[int]):
         selected = self.screen.get_selected_text() or self.editor.selected_text
         if selected:
             copy_text(self, selected)
+            self.screen.clear_selection()  # as in a terminal: copied, deselected
             self.notify(f"Copied {len(selected):,} characters", timeout=2)
             self._last_ctrl_c = -10.0
             return

@@ -82,9 +82,10 @@ class FindBar(Horizontal):
         Binding("shift+enter", "newer", "Newer match", show=False),
     ]
 
-    def __init__(self, conversation: Conversation, *, id: str | None = None) -> None:
+    def __init__(self, conversation: Conversation, *, cursor_blink: bool = True, id: str | None = None) -> None:
         super().__init__(id=id)
         self.conversation = conversation
+        self.cursor_blink = cursor_blink
         self.matches: list[Match] = []
         self.current: Match | None = None
 
@@ -104,6 +105,7 @@ class FindBar(Horizontal):
 
     def open(self) -> None:
         self.add_class("-open")
+        self.input.cursor_blink = self.cursor_blink
         self.input.focus()
         if self.input.value:
             self.search(self.input.value)

@@ -151,7 +151,8 @@ class KeyTable:
             ("!cmd / !!cmd", "Run bash (!! keeps it out of context)"),
             ("mouse drag", "Select transcript text; copied on release (OSC 52)"),
             ("ctrl+c (text selected)", "Copy the selection (never quits)"),
-            ("double / triple click", "Select a word's block / the whole message"),
+            ("double click", "Select a whole block (reply, thinking, tool output); copied"),
+            ("triple click", "Select the block with everything around it; copied"),
             ("mouse wheel", "Scroll the transcript"),
         ]
         return rows

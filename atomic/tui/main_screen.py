@@ -79,6 +79,14 @@ class MainScreen(Screen[None]):
 
     def on_text_selected(self, _event: events.TextSelected) -> None:
         """The mouse released a selection: copy it (a plain click clears the selection and copies nothing)."""
+        self.copy_selection()
+
+    def on_click(self, event: events.Click) -> None:
+        # A double click selects a block, a triple click the whole message (Textual): copy that too.
+        if event.chain >= 2:
+            self.call_later(self.copy_selection)
+
+    def copy_selection(self) -> None:
         text = self.get_selected_text()
         if text:
             copy_text(self.app, text)

@@ -380,8 +380,18 @@ class StreamingMarkdown(Widget):
         shift = _code_pad(line, self._base_style)
         selection = self.text_selection
         if selection is not None and (span := selection.get_span(y)) is not None:
-            line = _highlight(line, span, shift, self.screen.get_component_rich_style("screen--selection"))
+            line = _highlight(line, span, shift, self._selection_style())
         return line.apply_offsets(-shift, y)
+
+    def _selection_style(self) -> Style:
+        # The theme's selection colours; a transparent foreground keeps the text's own colour (the Rich
+        # form of the component style would paint the text in the background colour instead).
+        visual = self.screen.get_visual_style("screen--selection")
+        background, foreground = visual.background, visual.foreground
+        return Style(
+            bgcolor=background.rich_color if background is not None and background.a > 0 else None,
+            color=foreground.rich_color if foreground is not None and foreground.a > 0 else None,
+        )
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
         """The selected part of the text as shown (markdown rendered, code without its padding)."""
