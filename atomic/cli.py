@@ -19,7 +19,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add = parser.add_argument
     add("messages", nargs="*", help="prompt text (in print mode, the messages to send in order)")
-    add("--mode", choices=["text", "json", "rpc"], default=None, help="output mode: text (default), json or rpc")
+    add("--mode", choices=["text", "json", "rpc", "acp"], default=None,
+        help="output mode: text (default), json, rpc, or acp (the Agent Client Protocol, for editors)")
     add("-p", "--print", action="store_true", help="answer the prompt, print the final reply and exit")
     add("-v", "--version", action="version", version=f"atomic {__version__}")
     sessions = parser.add_argument_group("sessions")
@@ -52,14 +53,44 @@ def build_parser() -> argparse.ArgumentParser:
     res.add_argument("-nc", "--no-context-files", action="store_true", help="skip AGENTS.md / CLAUDE.md")
     res.add_argument("--system-prompt", help="replace the system prompt (text or a file)")
     res.add_argument("--append-system-prompt", action="append", default=[], help="append to the system prompt")
+    res.add_argument("--permission-mode", choices=["ask", "accept-edits", "yolo"], default=None,
+                     help="which tool calls need your approval: ask (bash, write, edit, MCP), accept-edits "
+                     "(bash, MCP) or yolo (none; the default outside ACP)")
+    res.add_argument("-nbt", "--no-builtin-tools", action="store_true",
+                     help="disable the built-in tools (extension tools stay)")
+    compat = parser.add_argument_group("pi compatibility")
+    compat.add_argument("--import-pi", action="store_true",
+                        help="copy models, settings, auth, prompt templates and skills from pi's agent dir, then exit")
+    # Programs written for pi pass these; Atomic accepts them so they keep working (see IGNORED_PI_FLAGS).
+    compat.add_argument("--no-themes", action="store_true", help=argparse.SUPPRESS)
+    compat.add_argument("--theme", action="append", default=[], help=argparse.SUPPRESS)
+    compat.add_argument("--verbose", action="store_true", help=argparse.SUPPRESS)
+    compat.add_argument("--offline", action="store_true", help=argparse.SUPPRESS)
     return parser
+
+
+# pi flags that mean nothing to Atomic: (argparse dest, flag, why it is ignored).
+IGNORED_PI_FLAGS = (
+    ("no_themes", "--no-themes", "Atomic has no theme files (themes are set with /settings)"),
+    ("theme", "--theme", "Atomic has no theme files (themes are set with /settings)"),
+    ("verbose", "--verbose", "Atomic prints its start-up warnings in every mode"),
+    ("offline", "--offline", "Atomic makes no network calls besides the model provider's"),
+)
+
+
+def ignored_pi_flag_notes(args: argparse.Namespace) -> list[str]:
+    return [
+        f"note: {flag} is accepted for pi compatibility and ignored: {why}"
+        for dest, flag, why in IGNORED_PI_FLAGS
+        if vars(args).get(dest)
+    ]
 
 
 def options_from_args(args: argparse.Namespace, extra_flags: dict[str, Any]) -> Any:
     from atomic.core.engine.options import SessionOptions
 
     tools = None
-    if args.no_tools:
+    if args.no_tools or args.no_builtin_tools:
         tools = []
     elif args.tools:
         tools = [t.strip() for t in args.tools.split(",") if t.strip()]
@@ -87,6 +118,7 @@ def options_from_args(args: argparse.Namespace, extra_flags: dict[str, Any]) -> 
         no_prompt_templates=args.no_prompt_templates,
         prompt_templates=args.prompt_template,
         extension_flags=extra_flags,
+        permission_mode=args.permission_mode,
     )
 
 
@@ -122,6 +154,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"Error: invalid --thinking {args.thinking!r}; use one of {', '.join(THINKING_LEVELS)}",
                   file=sys.stderr)
             return 1
+    for note in ignored_pi_flag_notes(args):
+        print(note, file=sys.stderr)
+    if args.import_pi:
+        return _import_pi()
     if args.list_models is not None:
         return _list_models(args.list_models)
     if args.export:
@@ -139,6 +175,10 @@ def main(argv: list[str] | None = None) -> int:
                   file=sys.stderr)
             return 1
         return _run_async(_rpc(options))
+    if mode == "acp":
+        from atomic.acp.server import serve
+
+        return _run_async(serve(options))
     if args.print or mode in ("text", "json") or not sys.stdin.isatty():
         return _run_async(_print_mode(options, args.messages, json_mode=mode == "json"))
     from atomic.tui.app import run_tui
@@ -218,6 +258,16 @@ def _list_models(search: str) -> int:
         print(f"warning: {error}", file=sys.stderr)
     print(format_models_table(registry.all_models(), search or None))
     return 0
+
+
+def _import_pi() -> int:
+    from atomic.core.paths import agent_dir
+    from atomic.core.pi_import import run_import
+
+    lines, code = run_import(agent_dir())
+    for line in lines:
+        print(line)
+    return code
 
 
 def _export(paths: list[str]) -> int:

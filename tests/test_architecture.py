@@ -26,7 +26,7 @@ def test_core_imports_no_frontend_and_no_textual() -> None:
     offenders = []
     for path in CORE.rglob("*.py"):
         for name in _imports(path):
-            if name.split(".")[0] == "textual" or name.startswith(("atomic.tui", "atomic.rpc")):
+            if name.split(".")[0] in ("textual", "acp") or name.startswith(("atomic.tui", "atomic.rpc", "atomic.acp")):
                 offenders.append(f"{path.relative_to(ROOT)} imports {name}")
     assert offenders == []
 
@@ -41,6 +41,18 @@ def test_rpc_imports_no_tui() -> None:
     assert offenders == []
 
 
+def test_frontends_import_no_other_frontend() -> None:
+    others = {"rpc": ("atomic.tui", "atomic.acp"), "tui": ("atomic.rpc", "atomic.acp"), "acp": ("atomic.tui", "atomic.rpc")}
+    offenders = [
+        f"{p.relative_to(ROOT)} imports {n}"
+        for frontend, forbidden in others.items()
+        for p in (ROOT / "atomic" / frontend).rglob("*.py")
+        for n in _imports(p)
+        if n.startswith(forbidden) or (frontend != "tui" and n.split(".")[0] == "textual")
+    ]
+    assert offenders == []
+
+
 def test_rpc_mode_startup_loads_neither_textual_nor_provider_sdks() -> None:
     code = (
         "import sys, asyncio\n"
@@ -49,7 +61,7 @@ def test_rpc_mode_startup_loads_neither_textual_nor_provider_sdks() -> None:
         "import atomic.rpc.server\n"
         "args, _ = build_parser().parse_known_args(['--mode', 'rpc', '--provider', 'scripted', '--no-session'])\n"
         "asyncio.run(create_session(options_from_args(args, {})))\n"
-        "loaded = [m for m in ('textual', 'anthropic', 'openai', 'rich') if m in sys.modules]\n"
+        "loaded = [m for m in ('textual', 'anthropic', 'openai', 'rich', 'acp') if m in sys.modules]\n"
         "print(','.join(loaded))\n"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

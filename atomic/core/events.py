@@ -23,6 +23,13 @@ class AgentEnd(Event):
     messages: list[Any] = Field(default_factory=list)
 
 
+class AgentSettled(Event):
+    """The prompt's work is over: retries, overflow compaction, threshold compaction and queued
+    follow-ups have all run. pi-compatible clients (and ACP) end a turn on this, not on agent_end."""
+
+    type: Literal["agent_settled"] = "agent_settled"
+
+
 class TurnStart(Event):
     type: Literal["turn_start"] = "turn_start"
 
@@ -62,12 +69,45 @@ class AssistantMessageEvent(WireModel):
     reason: str | None = None
     error_message: str | None = None
 
+    def to_wire(self) -> dict[str, Any]:
+        # Built by hand: one of these goes out per streamed delta, and the generic pydantic dump
+        # cost more than the rest of the delta's path (pinned equal to it by the events tests).
+        if self.__pydantic_extra__:
+            return super().to_wire()
+        data: dict[str, Any] = {"type": self.type}
+        if self.content_index is not None:
+            data["contentIndex"] = self.content_index
+        if self.delta is not None:
+            data["delta"] = self.delta
+        if self.content is not None:
+            data["content"] = self.content
+        if self.tool_call is not None:
+            data["toolCall"] = self.tool_call
+        if self.reason is not None:
+            data["reason"] = self.reason
+        if self.error_message is not None:
+            data["errorMessage"] = self.error_message
+        return data
+
 
 class MessageUpdate(Event):
     type: Literal["message_update"] = "message_update"
     usage: Usage
     assistant_message_event: AssistantMessageEvent
     end_turn: bool | None = None
+
+    def to_wire(self) -> dict[str, Any]:
+        # By hand for the same reason as AssistantMessageEvent.to_wire.
+        if self.__pydantic_extra__:
+            return super().to_wire()
+        data: dict[str, Any] = {
+            "type": "message_update",
+            "usage": self.usage.to_wire(),
+            "assistantMessageEvent": self.assistant_message_event.to_wire(),
+        }
+        if self.end_turn is not None:
+            data["endTurn"] = self.end_turn
+        return data
 
 
 class MessageEnd(Event):
@@ -96,6 +136,8 @@ class ToolExecutionEnd(Event):
     tool_name: str
     result: Any = None
     is_error: bool = False
+    # The write/edit tools' FileChange, for in-process frontends; never on the RPC wire.
+    file_change: Any = Field(default=None, exclude=True)
 
 
 class BashExecutionUpdate(Event):
@@ -174,6 +216,11 @@ class ExtensionError(Event):
 class ThinkingLevelChanged(Event):
     type: Literal["thinking_level_changed"] = "thinking_level_changed"
     level: str
+
+
+class PermissionModeChanged(Event):
+    type: Literal["permission_mode_changed"] = "permission_mode_changed"
+    mode: str
 
 
 class ModelChanged(Event):

@@ -70,6 +70,26 @@ class Usage(WireModel):
     total_tokens: int = 0
     cost: Cost = Field(default_factory=Cost)
 
+    def to_wire(self) -> dict[str, Any]:
+        # By hand: every streamed delta's message_update carries the usage (see events.py).
+        cost = self.cost
+        if self.__pydantic_extra__ or cost.__pydantic_extra__:
+            return super().to_wire()
+        return {
+            "input": self.input,
+            "output": self.output,
+            "cacheRead": self.cache_read,
+            "cacheWrite": self.cache_write,
+            "totalTokens": self.total_tokens,
+            "cost": {
+                "input": cost.input,
+                "output": cost.output,
+                "cacheRead": cost.cache_read,
+                "cacheWrite": cost.cache_write,
+                "total": cost.total,
+            },
+        }
+
 
 StopReason = Literal["stop", "length", "toolUse", "error", "aborted", "pending"]
 
@@ -83,6 +103,15 @@ class UserMessage(WireModel):
     timestamp: int = Field(default_factory=now_ms)
 
 
+class ProviderBlock(WireModel):
+    """A response block Atomic does not show (a server tool call or result, a compaction block),
+    kept so the provider can send it back to the same model. `position` is the number of visible
+    content blocks before it; `data` is the API's own JSON for the block."""
+
+    position: int
+    data: dict[str, Any]
+
+
 class AssistantMessage(WireModel):
     role: Literal["assistant"] = "assistant"
     content: list[AssistantContentBlock] = Field(default_factory=list)
@@ -94,6 +123,7 @@ class AssistantMessage(WireModel):
     error_message: str | None = None
     response_id: str | None = None
     end_turn: bool | None = None
+    provider_blocks: list[ProviderBlock] | None = None
     timestamp: int = Field(default_factory=now_ms)
 
     def text(self) -> str:
@@ -146,10 +176,28 @@ class CompactionSummaryMessage(WireModel):
     summary: str
     tokens_before: int = 0
     timestamp: int = Field(default_factory=now_ms)
+    # Atomic's own compactions hold verbatim transcript lines; pi's hold a prose summary. The two are
+    # framed differently for the model. Never on the wire: it follows from the session entry.
+    verbatim: bool = Field(default=True, exclude=True)
+
+
+class BranchSummaryMessage(WireModel):
+    """pi's summary of a branch the conversation came back from (a `branch_summary` entry)."""
+
+    role: Literal["branchSummary"] = "branchSummary"
+    summary: str
+    from_id: str = "root"
+    timestamp: int = Field(default_factory=now_ms)
 
 
 AgentMessage = Annotated[
-    UserMessage | AssistantMessage | ToolResultMessage | BashExecutionMessage | CustomMessage | CompactionSummaryMessage,
+    UserMessage
+    | AssistantMessage
+    | ToolResultMessage
+    | BashExecutionMessage
+    | CustomMessage
+    | CompactionSummaryMessage
+    | BranchSummaryMessage,
     Field(discriminator="role"),
 ]
 

@@ -69,6 +69,7 @@ class Settings(_Section):
     thinking_budgets: dict[str, int] | None = Field(None, alias="thinkingBudgets")
     bell_on_turn_end: bool = Field(True, alias="bellOnTurnEnd")
     animations: bool = True
+    permission_mode: Literal["ask", "accept-edits", "yolo"] | None = Field(None, alias="permissionMode")
 
 
 def deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:

@@ -139,6 +139,17 @@ class _Running:
     readers: list[asyncio.Task[None]]
 
 
+def shell_argument(script: str) -> bytes:
+    """The command as argv bytes. Surrogate-escaped bytes (\\udc80-\\udcff) become the raw bytes they
+    stand for; any other lone surrogate (from a JSON "\\ud800") cannot be passed to a process and is
+    replaced by U+FFFD instead of failing the command."""
+    try:
+        return script.encode("utf-8", errors="surrogateescape")
+    except UnicodeEncodeError:
+        kept = re.sub("[\ud800-\udc7f\udd00-\udfff]", "\ufffd", script)
+        return kept.encode("utf-8", errors="surrogateescape")
+
+
 async def _spawn(shell: str, script: str, cwd: Path | str, env: Mapping[str, str] | None) -> _Running:
     loop = asyncio.get_running_loop()
     protocol = _ExitAwareProtocol(2**16, loop)
@@ -146,7 +157,7 @@ async def _spawn(shell: str, script: str, cwd: Path | str, env: Mapping[str, str
         lambda: protocol,
         shell,
         "-c",
-        script,
+        shell_argument(script),
         cwd=str(cwd),
         env=dict(env) if env is not None else None,
         stdin=asyncio.subprocess.DEVNULL,

@@ -11,6 +11,7 @@ from typing import Any
 
 from atomic.core.engine.session import AgentSession
 from atomic.rpc import protocol as p
+from atomic.rpc.wire_json import entries_json, tree_json
 
 Handler = Callable[[AgentSession, Any, "HandlerContext"], Awaitable[Any]]
 
@@ -181,14 +182,15 @@ async def get_fork_messages(s: AgentSession, _c: p.GetForkMessages, _x: HandlerC
 
 
 async def get_entries(s: AgentSession, c: p.GetEntries, _x: HandlerContext) -> Any:
+    # The stored lines are the wire form already: spliced, not parsed and dumped again.
     try:
-        return s.get_entries(c.since)
+        return entries_json(s.store, c.since)
     except KeyError as exc:
         raise ValueError(f"Unknown entry id for since: {c.since}") from exc
 
 
 async def get_tree(s: AgentSession, _c: p.GetTree, _x: HandlerContext) -> Any:
-    return s.get_tree()
+    return tree_json(s.store)
 
 
 async def get_last_assistant_text(s: AgentSession, _c: Any, _x: HandlerContext) -> Any:
@@ -238,6 +240,11 @@ async def abort_compaction(s: AgentSession, _c: p.AbortCompaction, _x: HandlerCo
     return NO_DATA
 
 
+async def set_permission_mode(s: AgentSession, c: p.SetPermissionMode, _x: HandlerContext) -> Any:
+    s.set_permission_mode(c.mode, persist=c.persist)
+    return NO_DATA
+
+
 HANDLERS: dict[str, Handler] = {
     "prompt": prompt,
     "steer": steer,
@@ -279,4 +286,6 @@ HANDLERS: dict[str, Handler] = {
     "set_label": set_label,
     "navigate_tree": navigate_tree,
     "abort_compaction": abort_compaction,
+    # Atomic's own additions.
+    "set_permission_mode": set_permission_mode,
 }

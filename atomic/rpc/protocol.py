@@ -1,8 +1,14 @@
-"""Typed RPC commands: one pydantic model per command type, parsed from a JSON line."""
+"""Typed RPC commands: one pydantic model per command type, parsed from a JSON line.
+
+The request `id` never goes through pydantic: it is taken from the line as sent (a string or a
+number, echoed byte for byte for numbers with a fraction or exponent) and anything else is refused,
+so `true` can never come back as `1` and `2.50` never as `2.5`.
+"""
 
 from __future__ import annotations
 
 import functools
+import json
 import operator
 from typing import Annotated, Any, Literal
 
@@ -11,9 +17,32 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from atomic.core.messages import ImageContent
 
 
+class JsonNumber(float):
+    """A JSON number with a fraction or exponent that remembers how it was written."""
+
+    __slots__ = ("text",)
+    text: str
+
+    def __new__(cls, text: str) -> JsonNumber:
+        number = super().__new__(cls, float(text))
+        number.text = text
+        return number
+
+
+class _NoId:
+    """Marker: the request had no `id` member (as opposed to an invalid one such as null)."""
+
+    def __repr__(self) -> str:
+        return "NO_ID"
+
+
+NO_ID: Any = _NoId()
+
+
 class Command(BaseModel):
     model_config = ConfigDict(extra="ignore", populate_by_name=True, defer_build=True)
-    id: str | int | None = None
+    # Set by parse_command from the raw line (None: the request had no id).
+    id: str | int | float | None = None
 
 
 QueueMode = Literal["all", "one-at-a-time"]
@@ -198,6 +227,12 @@ class AbortCompaction(Command):
     type: Literal["abort_compaction"]
 
 
+class SetPermissionMode(Command):
+    type: Literal["set_permission_mode"]
+    mode: Literal["ask", "accept-edits", "yolo"]
+    persist: bool = False
+
+
 class GetCommands(Command):
     type: Literal["get_commands"]
 
@@ -217,6 +252,8 @@ COMMAND_MODELS: tuple[type[Command], ...] = (
     GetLastAssistantText, SetSessionName, GetCommands, ExtensionUiResponse,
     # Beyond the protocol document, as the TypeScript Atomic offers them.
     ImportSession, SetLabel, NavigateTree, AbortCompaction,
+    # Atomic's own additions.
+    SetPermissionMode,
 )  # fmt: skip
 
 AnyCommand = Annotated[functools.reduce(operator.or_, COMMAND_MODELS), Field(discriminator="type")]
@@ -232,7 +269,7 @@ _adapter: TypeAdapter[Any] = TypeAdapter(AnyCommand)
 class CommandError(Exception):
     """A line that is JSON but not a valid command: answered with success false for its command."""
 
-    def __init__(self, command: str, message: str, request_id: Any = None) -> None:
+    def __init__(self, command: str, message: str, request_id: Any = NO_ID) -> None:
         super().__init__(message)
         self.command = command
         self.message = message
@@ -247,16 +284,43 @@ def _describe(exc: ValidationError) -> str:
     return "Invalid command: " + "; ".join(parts)
 
 
+def _refuse_constant(name: str) -> Any:
+    # Python's json accepts NaN and Infinity; JSON does not.
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def load_line(text: str) -> Any:
+    """Strict JSON decoding of one line (ValueError or RecursionError when it is not JSON)."""
+    return json.loads(text, parse_float=JsonNumber, parse_constant=_refuse_constant)
+
+
+def _valid_id(value: Any) -> bool:
+    # bool is an int subclass: `true` is not a number.
+    return isinstance(value, (str, int, float)) and not isinstance(value, bool)
+
+
 def parse_command(data: Any) -> Command:
     if not isinstance(data, dict):
         raise CommandError("parse", "Failed to parse command: a command must be a JSON object")
-    request_id = data.get("id")
     kind = data.get("type")
+    request_id = data.get("id", NO_ID)
+    if request_id is not NO_ID and not _valid_id(request_id):
+        command = kind if isinstance(kind, str) else "parse"
+        raise CommandError(command, "Invalid id: must be a string or a number", request_id)
     if not isinstance(kind, str):
         raise CommandError("parse", "Failed to parse command: missing \"type\"", request_id)
     if kind not in COMMAND_TYPES:
         raise CommandError(kind, f"Unknown command: {kind}", request_id)
+    fields = {key: value for key, value in data.items() if key != "id"}
     try:
-        return _adapter.validate_python(data)
+        command: Command = _adapter.validate_python(fields)
     except ValidationError as exc:
         raise CommandError(kind, _describe(exc), request_id) from exc
+    if request_id is not NO_ID:
+        command.id = request_id
+    return command
+
+
+def parse_line(text: str) -> Command:
+    """One input line to a command; ValueError/RecursionError for non-JSON, CommandError otherwise."""
+    return parse_command(load_line(text))

@@ -1,39 +1,61 @@
 """`atomic --mode rpc`: JSON lines on stdin, responses and events as JSON lines on stdout.
 
-Lines are split on `\\n` only (a trailing `\\r` is stripped; U+2028/U+2029 inside strings are data).
-Every command runs as its own task, so a long one (a streaming prompt, `abort` waiting for idle, a
-bash command) never blocks the others. A malformed line or an unknown command gets an error response
-and the server keeps serving. EOF on stdin shuts down cleanly: the agent is aborted (everything it
+Lines are split on `\\n` only (U+2028/U+2029 inside strings are data). Every line gets exactly one
+answer, except lines of only spaces, tabs and CRs (skipped) and an `extension_ui_response` that
+answers a pending request. Every command runs as its own task, so a long one (a streaming prompt,
+`abort` waiting for idle, a bash command) never blocks the others. A malformed line, an unknown
+command, a failing handler or a result that cannot be serialized gets an error response, and the
+server keeps serving. EOF on stdin shuts down cleanly: the agent is aborted (everything it
 produced is already on disk) and running bash requests are cancelled and drained.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
-import math
 import os
 import sys
 from typing import Any, BinaryIO
 
+from atomic.core.atomic_io import encode_json_text
 from atomic.core.engine.session import AgentSession
 from atomic.core.events import Event
 from atomic.rpc.handlers import HANDLERS, NO_DATA, HandlerContext
-from atomic.rpc.protocol import CommandError, parse_command
+from atomic.rpc.protocol import NO_ID, CommandError, ExtensionUiResponse, JsonNumber, parse_line
+from atomic.rpc.wire_json import dumps
 
 READ_CHUNK = 1 << 16
+# Lines of only these are skipped without an answer; anything else str.strip() would remove
+# (\x0b, \x0c, U+00A0, U+2028, ...) is not JSON whitespace and gets a parse error.
+BLANK = " \t\r"
+_ID_PLACEHOLDER = "\u0000atomic-raw-id\u0000"
 
 
 class JsonLineWriter:
-    """Buffers lines and flushes once per event-loop pass: many small events, few syscalls."""
+    """Buffers lines and flushes once per event-loop pass: many small events, few syscalls.
+
+    Serializing happens in `write`, so a caller sees any failure at once (and can answer with an
+    error instead). Lone surrogates are escaped rather than failing the UTF-8 encoding.
+    """
 
     def __init__(self, stream: BinaryIO) -> None:
         self._stream = stream
         self._pending: list[bytes] = []
         self._scheduled = False
 
+    @staticmethod
+    def serialize(obj: dict[str, Any]) -> str:
+        request_id = obj.get("id")
+        if type(request_id) is JsonNumber:
+            # Echo a number such as 2.50 or 1e999 exactly as the client wrote it.
+            text = dumps({**obj, "id": _ID_PLACEHOLDER})
+            return text.replace(dumps(_ID_PLACEHOLDER), request_id.text, 1)
+        return dumps(obj)
+
     def write(self, obj: dict[str, Any]) -> None:
-        self._pending.append(json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n")
+        self.write_text(self.serialize(obj))
+
+    def write_text(self, text: str) -> None:
+        self._pending.append(encode_json_text(text) + b"\n")
         if not self._scheduled:
             self._scheduled = True
             try:
@@ -65,36 +87,52 @@ class RpcServer:
     def _on_event(self, event: Event) -> None:
         self.out.write(event.to_wire())
 
-    def respond(self, command: str, request_id: Any, *, data: Any = NO_DATA, error: str | None = None) -> None:
-        response: dict[str, Any] = {}
-        if request_id is not None:
-            # JSON has no Infinity/NaN: an id like 1e999 is echoed as text rather than as invalid JSON.
-            if isinstance(request_id, float) and not math.isfinite(request_id):
-                request_id = str(request_id)
-            response["id"] = request_id
-        response["type"] = "response"
-        response["command"] = command
-        response["success"] = error is None
+    def respond(self, command: str, request_id: Any = NO_ID, *, data: Any = NO_DATA, error: str | None = None) -> None:
+        """Write one response: `id` (as sent), `type`, `command`, `success`, then `error` or `data`."""
+        head: dict[str, Any] = {}
+        if request_id is not NO_ID:
+            head["id"] = request_id
+        head["type"] = "response"
+        head["command"] = command
+        head["success"] = error is None
         if error is not None:
-            response["error"] = error
-        elif data is not NO_DATA:
-            response["data"] = data
-        self.out.write(response)
+            head["error"] = error
+        if error is not None or data is NO_DATA:
+            self.out.write(head)
+            return
+        try:
+            body = dumps(data)
+            prefix = self.out.serialize(head)
+        except Exception as exc:  # a result that cannot be serialized still gets its answer
+            head["success"] = False
+            head["error"] = f"Failed to serialize the {command} result: {exc or type(exc).__name__}"
+            self.out.write(head)
+            return
+        self.out.write_text(f'{prefix[:-1]},"data":{body}}}')
+
+    def resolve_ui_response(self, response: ExtensionUiResponse) -> bool:
+        """Hook for extension UI: True when `response` answered a pending extension_ui_request.
+
+        Such a line is itself an answer and gets no response; any other one is handled as a command.
+        """
+        return False
 
     def handle_line(self, raw: bytes) -> None:
         text = raw.decode("utf-8", errors="replace")
-        if text.endswith("\r"):
-            text = text[:-1]
-        if not text.strip():
+        if not text.strip(BLANK):
             return
         try:
-            command = parse_command(json.loads(text))
-        except (ValueError, RecursionError) as exc:
-            # RecursionError: a deeply nested line must be a parse error, not the end of the server.
-            coro = self._reject("parse", None, f"Failed to parse command: {exc}")
+            command = parse_line(text)
         except CommandError as exc:
             coro = self._reject(exc.command, exc.request_id, exc.message)
+        except (ValueError, RecursionError) as exc:
+            # RecursionError: a deeply nested line must be a parse error, not the end of the server.
+            coro = self._reject("parse", NO_ID, f"Failed to parse command: {exc}")
+        except Exception as exc:  # never leave a line unanswered, whatever went wrong
+            coro = self._reject("parse", NO_ID, f"Failed to parse command: {exc or type(exc).__name__}")
         else:
+            if isinstance(command, ExtensionUiResponse) and self.resolve_ui_response(command):
+                return
             coro = self._run(command)
         # Every line becomes a task, so answers to quick commands (and to bad lines) keep arrival order.
         task = asyncio.ensure_future(coro)
@@ -105,17 +143,18 @@ class RpcServer:
         self.respond(command, request_id, error=message)
 
     async def _run(self, command: Any) -> None:
-        handler = HANDLERS[command.type]
+        request_id = NO_ID if command.id is None else command.id
         try:
+            handler = HANDLERS[command.type]
             data = await handler(self.session, command, self.context)
         except asyncio.CancelledError:
-            self.respond(command.type, command.id, error="Cancelled: the RPC server is shutting down")
+            self.respond(command.type, request_id, error="Cancelled: the RPC server is shutting down")
             raise
         except Exception as exc:
             message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
-            self.respond(command.type, command.id, error=message)
+            self.respond(command.type, request_id, error=message)
             return
-        self.respond(command.type, command.id, data=data)
+        self.respond(command.type, request_id, data=data)
 
     async def serve(self, stdin_fd: int) -> None:
         loop = asyncio.get_running_loop()

@@ -29,7 +29,9 @@ from atomic.tui.renderer import ConversationRenderer
 from atomic.tui.theme import DARK, LIGHT, theme_name_for
 
 DOUBLE_PRESS_S = 1.0
-_NEEDS_SESSION = {"select_model", "cycle_model", "cycle_model_back", "cycle_thinking", "dequeue", "copy_last", "copy_code"}
+# Not offered until the engine runs. cycle_thinking is not here: a disabled binding lets Shift+Tab fall through
+# to Textual's focus-previous, which took the focus away from the editor.
+_NEEDS_SESSION = {"select_model", "cycle_model", "cycle_model_back", "dequeue", "copy_last", "copy_code"}
 _CODE_FENCE = re.compile(r"^(```|~~~)[^\n]*\n(.*?)^\1\s*$", re.MULTILINE | re.DOTALL)
 
 
@@ -203,6 +205,7 @@ class AtomicApp(App[int]):
             session.thinking_level,
             bool(model and model.reasoning),
             len(providers) > 1,
+            has_key=model is None or session.has_auth(model),
         )
         self.editor.set_thinking_level(session.thinking_level if model and model.reasoning else "off")
 
@@ -231,7 +234,8 @@ class AtomicApp(App[int]):
         if session.model is None:
             from atomic.core.models import no_model_message
 
-            self.renderer.note("Welcome to Atomic.\n\n" + no_model_message(session.registry), "guide")
+            guide = no_model_message(session.registry).replace(str(self.agent_dir), tilde_path(self.agent_dir))
+            self.renderer.note("Welcome to Atomic.\n\n" + guide, "guide")
 
     def extension_commands(self) -> list[dict[str, Any]]:
         extensions = getattr(self.session, "extensions", None)
@@ -387,10 +391,14 @@ class AtomicApp(App[int]):
         self.action_cycle_model(backwards=True)
 
     def action_cycle_thinking(self) -> None:
+        """Shift+Tab: the next thinking level, saved like /thinking (for this model and as the default)."""
+        if self.session is None:
+            return
         level = self.session.cycle_thinking_level()
         if level is None:
             self.notify("Current model does not support thinking")
             return
+        self.session.set_thinking_level(level, persist=True)
         self.notify(f"Thinking level: {level}")
         self.refresh_model()
 

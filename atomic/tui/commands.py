@@ -44,6 +44,8 @@ SCREENS: dict[str, tuple[str, dict[str, Any]]] = {
 }
 # A screen result starting with this asks for its text to be put into the editor.
 EDITOR_PREFIX = "editor:"
+# ... and with this, to be shown as a line in the conversation (login and logout say what happens next).
+NOTE_PREFIX = "note:"
 
 
 def load_screen_class(class_name: str) -> type | None:
@@ -154,6 +156,8 @@ class SlashCommands:
         def done(result: Any) -> None:
             if isinstance(result, str) and result.startswith(EDITOR_PREFIX):
                 app.restore_to_editor([result.removeprefix(EDITOR_PREFIX)])
+            elif isinstance(result, str) and result.startswith(NOTE_PREFIX):
+                app.renderer.setup_note(result.removeprefix(NOTE_PREFIX), ready=app.session.model is not None)
             elif isinstance(result, str) and result:
                 app.notify(result)
             app.after_state_change()
@@ -209,8 +213,12 @@ class SlashCommands:
         assert session is not None
 
         async def compact() -> None:
+            from atomic.core.engine.compaction_controls import CompactionFailed
+
             try:
                 await session.compact()
+            except CompactionFailed:
+                pass  # the compaction_end event has reported it in the conversation
             except Exception as exc:
                 self.app.show_error(f"Compaction failed: {exc}")
 
@@ -219,12 +227,18 @@ class SlashCommands:
     async def _export(self, args: str) -> None:
         session = self.app.session
         assert session is not None
+        import asyncio
+
+        from atomic.tui.reports import export_text
+
+        note = self.app.renderer.note("⟳ Exporting the session to HTML…")
         try:
-            path = session.export_html(args or None)
+            # Off the UI loop: a long session takes a while to render.
+            path = await asyncio.to_thread(session.export_html, args or None)
         except (ValueError, OSError) as exc:
-            self.app.notify(str(exc), severity="error")
+            self.app.renderer.replace_note(note, f"Export failed: {exc}", "error")
             return
-        self.app.notify(f"Session exported to: {path}")
+        self.app.renderer.replace_note(note, export_text(path))
 
     async def _copy(self, _args: str) -> None:
         session = self.app.session

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import gc
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from atomic.core.events import Event
     from atomic.tui.app import AtomicApp
+    from atomic.tui.conversation import NoteMessage
 
 # A turn at least this long rings the bell at its end (setting bellOnTurnEnd).
 LONG_TURN_S = 10.0
@@ -15,17 +17,14 @@ LONG_TURN_S = 10.0
 
 def notify_on_turn_end(settings: Any) -> bool:
     """Setting `notifyOnTurnEnd` (kept by the Settings model as an extra key until it has a field)."""
-    value = getattr(settings, "notify_on_turn_end", None)
-    if value is None:
-        extra = getattr(settings, "model_extra", None) or {}
-        value = extra.get("notifyOnTurnEnd", extra.get("notify_on_turn_end", False))
-    return bool(value)
+    extra = settings.model_extra or {}
+    return bool(extra.get("notifyOnTurnEnd", extra.get("notify_on_turn_end", False)))
 
 
 def desktop_notify(app: Any, title: str, body: str) -> None:
     """A desktop notification: OSC 777 + OSC 9 through the terminal, or notify-send when there is no terminal
     driver. Skipped when the terminal has reported (focus reporting) that it has focus."""
-    if getattr(app, "terminal_focused", None) is True:
+    if app.terminal_focused is True:
         return
     clean_title, clean_body = (t.replace("\x1b", "").replace("\x07", "").replace(";", ",") for t in (title, body))
     driver = getattr(app, "_driver", None)
@@ -46,9 +45,35 @@ def desktop_notify(app: Any, title: str, body: str) -> None:
 class EventBridge:
     def __init__(self, app: AtomicApp) -> None:
         self.app = app
+        # The "Compacting…" line of the running compaction; it turns into the result.
+        self.compaction_note: NoteMessage | None = None
+        # Event type → handler; events without one (turn_start, bash updates, ...) change nothing on screen.
+        self.handlers: dict[str, Callable[[Any], None]] = {
+            "agent_start": self.on_agent_start,
+            "agent_end": self.on_agent_end,
+            "message_start": self.on_message_start,
+            "message_update": self.on_message_update,
+            "message_end": self.on_message_end,
+            "tool_execution_start": self.on_tool_execution_start,
+            "tool_execution_update": self.on_tool_execution_update,
+            "tool_execution_end": self.on_tool_execution_end,
+            "queue_update": self.on_queue_update,
+            "compaction_start": self.on_compaction_start,
+            "summarization_retry_scheduled": self.on_summarization_retry_scheduled,
+            "summarization_retry_attempt_start": self.on_summarization_retry_attempt_start,
+            "compaction_end": self.on_compaction_end,
+            "auto_retry_start": self.on_auto_retry_start,
+            "auto_retry_end": self.on_auto_retry_end,
+            "thinking_level_changed": self.on_thinking_level_changed,
+            "model_changed": self.on_model_changed,
+            "session_info_changed": self.on_session_info_changed,
+            "session_changed": self.on_session_changed,
+            "extension_ui_request": self.on_extension_ui_request,
+            "extension_error": self.on_extension_error,
+        }
 
     def handle(self, event: Event) -> None:
-        handler = getattr(self, f"on_{event.type}", None)
+        handler = self.handlers.get(event.type)
         if handler is None:
             return
         try:
@@ -63,6 +88,7 @@ class EventBridge:
         app = self.app
         elapsed = app.working.stop()
         app.input_flow.retrying = False
+        app.renderer.retry_view = None
         app.after_state_change()
         if elapsed >= LONG_TURN_S:
             if app.session.settings.bell_on_turn_end:
@@ -71,7 +97,12 @@ class EventBridge:
                 desktop_notify(app, "Atomic", "The agent finished its turn")
 
     def on_message_start(self, event: Any) -> None:
-        self.app.renderer.on_message_start(event.message)
+        app = self.app
+        if app.input_flow.retrying and event.message.role == "assistant":
+            # The countdown is over and the next attempt streams: Esc aborts it like any reply again.
+            app.input_flow.retrying = False
+            app.working.clear_status(still_working=True)
+        app.renderer.on_message_start(event.message)
 
     def on_message_update(self, event: Any) -> None:
         self.app.renderer.on_assistant_event(event.assistant_message_event)
@@ -93,34 +124,54 @@ class EventBridge:
         self.app.queue_panel.set_queue(event.steering, event.follow_up)
 
     def on_compaction_start(self, event: Any) -> None:
-        label = (
-            "Context overflow detected. Auto-compacting…" if event.reason == "overflow" else "Compacting context…"
-        )
-        self.app.working.show_status(label, "esc to cancel")
+        from atomic.tui.reports import compaction_start_text
+
+        app = self.app
+        label = "Context overflow detected. Auto-compacting…" if event.reason == "overflow" else "Compacting context…"
+        app.working.show_status(label, "esc to cancel")
+        usage = app.session.context_usage() or {}
+        text = compaction_start_text(event.reason, usage.get("tokens"), len(app.session.context_items))
+        self.compaction_note = app.renderer.note(text)
+
+    def on_summarization_retry_scheduled(self, event: Any) -> None:
+        label = f"Compaction: retrying in {{s}}s ({event.attempt}/{event.max_attempts}) · {event.error_message[:80]}"
+        self.app.working.show_status(label, "esc to cancel", event.delay_ms / 1000)
+
+    def on_summarization_retry_attempt_start(self, _event: Any) -> None:
+        self.app.working.show_status("Compacting context…", "esc to cancel")
 
     def on_compaction_end(self, event: Any) -> None:
         app = self.app
         app.call_later(app.input_flow.send_after_compaction)
         app.working.clear_status(still_working=app.session.is_streaming)
+        from atomic.tui.reports import compaction_result_text
+
         if event.aborted:
-            app.renderer.note("Compaction cancelled", "warning")
+            text, kind = "Compaction cancelled: the context is unchanged.", "warning"
         elif event.error_message:
-            app.renderer.note(f"Compaction failed: {event.error_message}", "error")
+            failed = event.error_message
+            text, kind = (failed if failed.lower().startswith(("compaction", "auto-compaction", "context")) else
+                          f"Compaction failed: {failed}"), "error"
         else:
-            app.renderer.note("Context compacted")
+            text, kind = compaction_result_text(event.result), "info"
+        note, self.compaction_note = self.compaction_note, None
+        app.renderer.replace_note(note, text, kind)
         app.footer.set_stats(app.session.session_stats())
 
     def on_auto_retry_start(self, event: Any) -> None:
-        self.app.input_flow.retrying = True
-        label = f"Retrying ({event.attempt}/{event.max_attempts}) in {{s}}s… {event.error_message}"
-        self.app.working.show_status(label, "esc to cancel", event.delay_ms / 1000)
+        app = self.app
+        app.input_flow.retrying = True
+        app.renderer.retry_started(event.attempt, event.max_attempts)
+        error = app.renderer.last_error
+        reason = error.error.summary if error is not None else event.error_message.splitlines()[0][:80]
+        label = f"Retrying in {{s}}s ({event.attempt}/{event.max_attempts}) · {reason}"
+        app.working.show_status(label, "esc to cancel", event.delay_ms / 1000)
 
     def on_auto_retry_end(self, event: Any) -> None:
         app = self.app
         app.input_flow.retrying = False
         app.working.clear_status(still_working=app.session.is_streaming)
-        if not event.success and event.final_error:
-            app.renderer.note(f"Retry failed: {event.final_error}", "error")
+        app.renderer.retry_ended(event.success, event.attempt, event.final_error)
 
     def on_thinking_level_changed(self, _event: Any) -> None:
         self.app.refresh_model()
@@ -138,6 +189,7 @@ class EventBridge:
         app.conversation.clear()
         app.renderer.cards = {}
         app.renderer.blocks = {}
+        app.renderer.last_error = app.renderer.retry_view = None
         app.renderer.render_history(app.session.messages())
         app.load_prompt_history()
         app.after_state_change()

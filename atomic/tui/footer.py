@@ -60,13 +60,22 @@ class StatusFooter(Static):
         self.stats = stats
         self._render_footer()
 
-    def set_model(self, provider: str | None, model_id: str | None, level: str, reasoning: bool, show_provider: bool) -> None:
+    def set_model(
+        self,
+        provider: str | None,
+        model_id: str | None,
+        level: str,
+        reasoning: bool,
+        show_provider: bool,
+        has_key: bool = True,
+    ) -> None:
         if model_id is None:
             self.model_text = "no model (/login or /model)"
         else:
             name = f"({provider}) {model_id}" if show_provider and provider else model_id
             thinking = f" • {level}" if reasoning and level != "off" else " • thinking off" if reasoning else ""
-            self.model_text = name + thinking
+            # After a /logout the model stays selected, but the next message would be refused.
+            self.model_text = name + thinking + ("" if has_key else " • no key (/login)")
         self._render_footer()
 
     def _render_footer(self) -> None:
@@ -145,8 +154,14 @@ class WorkingIndicator(Static):
         label = self.label
         if self.countdown_until is not None:
             label = label.replace("{s}", str(max(0, round(self.countdown_until - now))))
-        elapsed = format_elapsed(now - self.started_at) if self.started_at is not None else ""
-        self.update(Content.assemble(("● ", "$accent"), label, " ", (elapsed, "$text-muted"), (f" ({self.hint})", "$text-muted")))
+        # A countdown is the number to watch: the turn's elapsed time would only compete with it.
+        counting = self.countdown_until is not None
+        elapsed = format_elapsed(now - self.started_at) if self.started_at is not None and not counting else ""
+        self.update(
+            Content.assemble(
+                ("● ", "$accent"), label, (f" {elapsed}" if elapsed else "", "$text-muted"), (f" ({self.hint})", "$text-muted")
+            )
+        )
 
 
 class QueuePanel(Static):

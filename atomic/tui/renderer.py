@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from textual.content import Content
 from textual.widget import Widget
 
 from atomic.tui.conversation import (
@@ -19,7 +20,9 @@ from atomic.tui.conversation import (
     ThinkingBlock,
     UserMessageView,
 )
+from atomic.tui.error_view import ProviderErrorView
 from atomic.tui.tool_cards import ToolCard
+from atomic.tui.tool_format import result_text
 
 # A resumed session shows only its newest messages, so opening a huge session stays instant: as many as
 # fill FIRST_PAGE_SCREENS screens (at most HISTORY_PAGE). Older ones come HISTORY_PAGE at a time when the
@@ -57,6 +60,9 @@ class ConversationRenderer:
         self.history: list[Any] = []
         self.history_start = 0
         self.earlier: EarlierMessages | None = None
+        # The error of the newest failed reply, and the one being retried (one view per retry series).
+        self.last_error: ProviderErrorView | None = None
+        self.retry_view: ProviderErrorView | None = None
         conversation.on_reach_top = self.show_earlier
 
     # ------------------------------------------------------------------ live events
@@ -66,6 +72,9 @@ class ConversationRenderer:
         if isinstance(message, m.AssistantMessage):
             self._close_blocks()
             self.blocks = {}
+            # Card ids are only unique within one assistant message: a provider may reuse `call_1` in a
+            # later turn, and that call gets its own card instead of rewriting the earlier one.
+            self.cards = {}
         elif isinstance(message, m.UserMessage):
             self.conversation.add(UserMessageView(m.user_text(message)))
         elif isinstance(message, m.CustomMessage) and message.display:
@@ -104,7 +113,7 @@ class ConversationRenderer:
             return
         self._close_blocks()
         if message.stop_reason == "error":
-            self.conversation.add(NoteMessage(f"Error: {message.error_message or 'unknown error'}", "error"))
+            self.show_provider_error(message)
         elif message.stop_reason == "aborted":
             self.conversation.add(NoteMessage("Aborted", "warning"))
 
@@ -112,8 +121,6 @@ class ConversationRenderer:
         self._card(call_id, name, args).set_status("running", args)
 
     def on_tool_update(self, call_id: str, name: str, args: Any, partial: Any) -> None:
-        from atomic.tui.tool_cards import result_text
-
         card = self._card(call_id, name, args)
         if card.status != "running":
             card.set_status("running")
@@ -122,13 +129,57 @@ class ConversationRenderer:
     def on_tool_end(self, call_id: str, name: str, result: Any, is_error: bool) -> None:
         self._card(call_id, name, None).finish(result, is_error)
 
-    def _card(self, call_id: str, name: str, args: Any, add: Callable[[Widget], None] | None = None) -> ToolCard:
-        card = self.cards.get(call_id)
+    def _card(
+        self,
+        call_id: str,
+        name: str,
+        args: Any,
+        add: Callable[[Widget], None] | None = None,
+        cards: dict[str, ToolCard] | None = None,
+    ) -> ToolCard:
+        known = self.cards if cards is None else cards
+        card = known.get(call_id)
         if card is None:
             card = ToolCard(call_id, name, args)
-            self.cards[call_id] = card
+            known[call_id] = card
             (add or self.conversation.add)(card)
         return card
+
+    # ------------------------------------------------------------------ provider errors and retries
+
+    def show_provider_error(self, message: Any, add: Callable[[Widget], None] | None = None) -> ProviderErrorView:
+        from atomic.core.models.catalog import env_var_for
+        from atomic.tui.provider_errors import describe_error
+
+        error = describe_error(message.error_message or "", message.provider, message.model, env_var_for(message.provider))
+        view = self.retry_view
+        if view is not None and add is None:
+            # Another failed attempt of the same retry series: the one view shows the newest error.
+            view.error = error
+            view.set_state("failed")
+        else:
+            view = ProviderErrorView(error)
+            (add or self.conversation.add)(view)
+        self.last_error = view
+        return view
+
+    def retry_started(self, attempt: int, max_attempts: int) -> None:
+        view = self.last_error
+        if view is None:
+            return
+        self.retry_view = view
+        view.set_state("retrying", f"Retrying automatically ({attempt}/{max_attempts}) · esc cancels.")
+
+    def retry_ended(self, success: bool, attempt: int, final_error: str | None) -> None:
+        view, self.retry_view = self.retry_view, None
+        if view is None:
+            return
+        if success:
+            view.set_state("recovered", f"Recovered on retry {attempt}.")
+        elif final_error == "Retry cancelled":
+            view.set_state("cancelled", "Retry cancelled.")
+        else:
+            view.set_state("gave_up", f"Gave up after {attempt} {'retry' if attempt == 1 else 'retries'}.")
 
     def _close_blocks(self) -> None:
         for block in self.blocks.values():
@@ -142,6 +193,24 @@ class ConversationRenderer:
         self.conversation.add(widget)
         return widget
 
+    def setup_note(self, text: str, ready: bool) -> NoteMessage:
+        """A login/logout result. Once a model is ready the welcome guide (which said there was none) goes."""
+        if ready:
+            for old in self.conversation.query(NoteMessage):
+                if old.kind == "guide":
+                    old.remove()
+        return self.note(text)
+
+    def replace_note(self, note: NoteMessage | None, text: str, kind: str = "info") -> NoteMessage:
+        """A progress line becomes its result in place (or a new line when it is gone)."""
+        if note is None or not note.is_attached:
+            return self.note(text, kind)
+        note.remove_class(f"-{note.kind}")
+        note.add_class(f"-{kind}")
+        note.kind, note.text = kind, text
+        note.update(Content(text))
+        return note
+
     # ------------------------------------------------------------------ history
 
     def render_history(self, messages: list[Any]) -> None:
@@ -153,8 +222,9 @@ class ConversationRenderer:
         if self.history_start:
             self.earlier = EarlierMessages(self.history_start)
             self.conversation.add(self.earlier)
+        cards: dict[str, ToolCard] = {}
         for message in self.history[self.history_start :]:
-            self._render_settled(message, self.conversation.add)
+            self._render_settled(message, self.conversation.add, cards)
 
     def _first_page_start(self) -> int:
         conversation = self.conversation
@@ -186,8 +256,9 @@ class ConversationRenderer:
         end = self.history_start
         self.history_start = self._page_start(end)
         widgets: list[Widget] = []
+        cards: dict[str, ToolCard] = {}
         for message in self.history[self.history_start : end]:
-            self._render_settled(message, widgets.append)
+            self._render_settled(message, widgets.append, cards)
         conversation = self.conversation
         height_before, scroll_before = conversation.virtual_size.height, conversation.scroll_y
         if self.history_start:
@@ -204,28 +275,35 @@ class ConversationRenderer:
 
         conversation.call_after_refresh(keep_position)
 
-    def _render_settled(self, message: Any, add: Callable[[Widget], None]) -> None:
+    def _render_settled(self, message: Any, add: Callable[[Widget], None], cards: dict[str, ToolCard]) -> None:
+        """Mount one stored message. `cards` maps the call ids of the latest assistant message to their cards
+        (its tool results follow it), so an id reused by a later message gets a card of its own."""
         from atomic.core import messages as m  # lazy: the first paint does not wait for the engine
         if isinstance(message, m.UserMessage):
             add(UserMessageView(m.user_text(message)))
         elif isinstance(message, m.AssistantMessage):
+            cards.clear()
             for block in message.content:
                 if isinstance(block, m.TextContent) and block.text.strip():
                     add(AssistantText(block.text))
                 elif isinstance(block, m.ThinkingContent) and block.thinking.strip():
                     add(ThinkingBlock(block.thinking))
                 elif isinstance(block, m.ToolCall):
-                    self._card(block.id, block.name, block.arguments, add)
+                    self._card(block.id, block.name, block.arguments, add, cards)
             if message.stop_reason == "error":
-                add(NoteMessage(f"Error: {message.error_message or 'unknown error'}", "error"))
+                self.show_provider_error(message, add)
         elif isinstance(message, m.ToolResultMessage):
             wire = {"content": [b.to_wire() for b in message.content], "details": message.details}
-            self._card(message.tool_call_id, message.tool_name, None, add).finish(wire, message.is_error)
+            self._card(message.tool_call_id, message.tool_name, None, add, cards).finish(wire, message.is_error)
         elif isinstance(message, m.BashExecutionMessage):
             view = BashView(message.command, bool(message.exclude_from_context))
             add(view)
             view.call_after_refresh(view.finish, message.output, message.exit_code, message.cancelled)
+        elif isinstance(message, m.CompactionSummaryMessage) and not message.verbatim:
+            add(NoteMessage(f"Earlier conversation summarized ({message.tokens_before} tokens):\n{message.summary}"))
         elif isinstance(message, m.CompactionSummaryMessage):
             add(NoteMessage(f"Context compacted ({message.tokens_before} tokens summarized)"))
+        elif isinstance(message, m.BranchSummaryMessage):
+            add(NoteMessage(f"Summary of the branch left behind:\n{message.summary}"))
         elif isinstance(message, m.CustomMessage) and message.display:
             add(NoteMessage(m.user_text(message)))

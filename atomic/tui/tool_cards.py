@@ -1,8 +1,13 @@
-"""Tool-call cards: name and arguments, a status, output collapsed to a few lines (Ctrl+O expands all)."""
+"""Tool-call cards: what the call does, a status, and what came out, collapsed to a few lines (Ctrl+O
+expands all).
+
+- bash shows every line of its command; output streams in and stays when the call is aborted.
+- write shows the written content, highlighted by file type; edit shows its coloured diff.
+- grep/find show the pattern and the path; ls the path.
+"""
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -11,52 +16,36 @@ from textual.containers import VerticalGroup
 from textual.content import Content
 from textual.widgets import Static
 
+from atomic.tui.tool_format import (
+    command_lines,
+    diff_content,
+    highlighted,
+    language_for,
+    result_text,
+    split_abort,
+    summarize_args,
+)
+
+__all__ = ["PREVIEW_LINES", "WRITE_PREVIEW_LINES", "ToolCard", "result_text", "summarize_args"]
+
 PREVIEW_LINES = 5
+WRITE_PREVIEW_LINES = 8
 _EXIT_CODE = re.compile(r"Command exited with code (\d+)\s*$")
 
-STATUS_LABELS = {"pending": "pending", "running": "running…", "done": "done", "failed": "failed"}
+STATES = ("pending", "running", "done", "failed", "aborted")
+STATUS_LABELS = {"pending": "pending", "running": "running…", "done": "done", "failed": "failed", "aborted": "aborted"}
+STATUS_STYLES = {
+    "pending": "$text-muted",
+    "running": "$warning",
+    "done": "$success",
+    "failed": "$error",
+    "aborted": "$warning",
+}
 
 
-def summarize_args(tool_name: str, args: Any) -> str:
-    """One line saying what the call does: the command for bash, the path for file tools."""
-    if not isinstance(args, dict):
-        return ""
-    if tool_name == "bash" and isinstance(args.get("command"), str):
-        return args["command"].strip().splitlines()[0] if args["command"].strip() else ""
-    for key in ("path", "file_path", "pattern", "query"):
-        value = args.get(key)
-        if isinstance(value, str):
-            extra = ""
-            if tool_name == "read" and (args.get("offset") or args.get("limit")):
-                extra = f" :{args.get('offset') or 1}" + (f"+{args['limit']}" if args.get("limit") else "")
-            return value + extra
-    text = json.dumps(args, ensure_ascii=False)
-    return text if len(text) <= 100 else text[:99] + "…"
-
-
-def result_text(result: Any) -> str:
-    if not isinstance(result, dict):
-        return "" if result is None else str(result)
-    parts = []
-    for block in result.get("content") or []:
-        if isinstance(block, dict) and block.get("type") == "text":
-            parts.append(str(block.get("text", "")))
-        elif isinstance(block, dict) and block.get("type") == "image":
-            parts.append("[image]")
-    return "\n".join(parts)
-
-
-def diff_content(diff: str) -> Content:
-    """Colour a compact diff (`+NN text`, `-NN text`, ` NN text`, `...`)."""
-    lines = []
-    for line in diff.splitlines():
-        if line.startswith("+"):
-            lines.append(Content.styled(line, "$diff-added"))
-        elif line.startswith("-"):
-            lines.append(Content.styled(line, "$diff-removed"))
-        else:
-            lines.append(Content.styled(line, "$text-muted"))
-    return Content("\n").join(lines)
+def _more_note(hidden: int, total: int) -> Content:
+    more = "1 more line" if hidden == 1 else f"{hidden} more lines"
+    return Content.styled(f"… {more}, {total} in all (ctrl+o to expand)", "italic $text-muted")
 
 
 class ToolCard(VerticalGroup):
@@ -66,11 +55,14 @@ class ToolCard(VerticalGroup):
     ToolCard.-running { border-left: thick $warning; }
     ToolCard.-done { border-left: thick $success; }
     ToolCard.-failed { border-left: thick $error; }
+    ToolCard.-aborted { border-left: thick $warning; }
     ToolCard > .tool-header { text-style: bold; }
+    ToolCard > .tool-command { padding-left: 5; }  /* under the command, after "bash " */
     ToolCard > .tool-output { color: $text-muted; }
     ToolCard.-failed > .tool-output { color: $error; }
     ToolCard > .tool-full { display: none; color: $text-muted; }
     ToolCard.-failed > .tool-full { color: $error; }
+    ToolCard.-written > .tool-output, ToolCard.-written > .tool-full { color: $foreground; }
     ToolCard > .tool-empty { display: none; }
     """
 
@@ -84,13 +76,19 @@ class ToolCard(VerticalGroup):
         self.diff: str | None = None
         self.exit_code: int | None = None
         self._header = Static(self._header_content(), classes="tool-header")
+        self._command = Static("", classes="tool-command tool-empty")
         self._preview = Static("", classes="tool-output tool-preview tool-empty")
-        self._full = Static("", classes="tool-full tool-empty")
+        self._full = LazyCode(classes="tool-full tool-empty")
+        self._update_command()
+        self._render_output()
 
     def compose(self) -> ComposeResult:
         yield self._header
+        yield self._command
         yield self._preview
         yield self._full
+
+    # ------------------------------------------------------------------ header
 
     def _header_content(self) -> Content:
         summary = summarize_args(self.tool_name, self.args)
@@ -99,20 +97,35 @@ class ToolCard(VerticalGroup):
             status = f"exit code {self.exit_code}"
         elif self.status == "done" and self.tool_name == "bash":
             status = "exit code 0"
-        style = {"pending": "$text-muted", "running": "$warning", "done": "$success", "failed": "$error"}
+        elif self.status == "done" and self._written() is not None:
+            count = len(self._written_lines())
+            status = f"done · {count} line{'' if count == 1 else 's'}"
+        summary_content = highlighted(summary, "bash") if self.tool_name == "bash" and summary else Content(summary)
         return Content.assemble(
             (self.tool_name, "bold $accent"),
             " ",
-            Content(summary),
+            summary_content,
             "  ",
-            (status, style.get(self.status, "")),
+            (status, STATUS_STYLES.get(self.status, "")),
         )
+
+    def _update_command(self) -> None:
+        """The lines of a multi-line bash command after the first (the first is in the header)."""
+        lines = command_lines(self.args) if self.tool_name == "bash" else []
+        rest = lines[1:]
+        self._command.set_class(not rest, "tool-empty")
+        if rest:
+            self._command.update(highlighted("\n".join(rest), "bash"))
+
+    # ------------------------------------------------------------------ state
 
     def set_status(self, status: str, args: Any = None) -> None:
         self.status = status
-        if args is not None:
+        if args is not None and args != self.args:
             self.args = args
-        for name in ("pending", "running", "done", "failed"):
+            self._update_command()
+            self._render_output()
+        for name in STATES:
             self.set_class(name == status, f"-{name}")
         self._header.update(self._header_content())
 
@@ -125,6 +138,13 @@ class ToolCard(VerticalGroup):
         details = result.get("details") if isinstance(result, dict) else None
         if isinstance(details, dict) and isinstance(details.get("diff"), str) and not is_error:
             self.diff = details["diff"]
+        aborted, text = split_abort(result, text) if is_error else (False, text)
+        if aborted:
+            # The output streamed so far stays when the result carries none of its own.
+            self.output = text if text.strip() else self.output
+            self.set_status("aborted")
+            self._render_output()
+            return
         if self.tool_name == "bash" and is_error:
             match = _EXIT_CODE.search(text)
             self.exit_code = int(match.group(1)) if match else None
@@ -132,7 +152,25 @@ class ToolCard(VerticalGroup):
         self.set_status("failed" if is_error else "done")
         self._render_output()
 
+    # ------------------------------------------------------------------ body
+
+    def _written(self) -> str | None:
+        """The content of a write call (shown instead of the short "wrote N bytes" result)."""
+        if self.tool_name != "write" or self.status in ("failed", "aborted") or not isinstance(self.args, dict):
+            return None
+        content = self.args.get("content")
+        return content if isinstance(content, str) else None
+
+    def _written_lines(self) -> list[str]:
+        written = self._written()
+        return written.rstrip("\n").splitlines() if written else []
+
     def _render_output(self) -> None:
+        written = self._written()
+        self.set_class(written is not None, "-written")
+        if written is not None:
+            self._render_written(written)
+            return
         if self.diff is not None:
             full = diff_content(self.diff)
             lines = self.diff.splitlines()
@@ -140,19 +178,59 @@ class ToolCard(VerticalGroup):
             lines = self.output.rstrip("\n").splitlines()
             full = Content("\n".join(lines))
         # Bash and failures matter at the end; file contents at the start.
-        from_end = self.tool_name == "bash" or self.status == "failed"
+        from_end = self.tool_name == "bash" or self.status in ("failed", "aborted")
         limit = PREVIEW_LINES * 2 if self.diff is not None else PREVIEW_LINES
         if len(lines) <= limit:
             preview = full
         else:
             hidden = len(lines) - limit
-            note = Content.styled(f"… {hidden} more lines (ctrl+o to expand)", "italic $text-muted")
+            note = _more_note(hidden, len(lines))
             shown = full.split("\n")
             kept = shown[-limit:] if from_end else shown[:limit]
             body = Content("\n").join(kept)
             preview = Content("\n").join([note, body]) if from_end else Content("\n").join([body, note])
-        empty = not lines
-        self._preview.set_class(empty, "tool-empty")
-        self._full.set_class(empty, "tool-empty")
+        self._show(preview, full, bool(lines))
+
+    def _render_written(self, written: str) -> None:
+        lines = self._written_lines()
+        path = self.args.get("path") if isinstance(self.args, dict) else None
+        language = language_for(path) if isinstance(path, str) else "text"
+        # Only the preview is highlighted now: highlighting is slow (about 0.3 ms a line) and the whole
+        # file is highlighted when Ctrl+O first shows it.
+        preview = highlighted("\n".join(lines[:WRITE_PREVIEW_LINES]), language)
+        if len(lines) > WRITE_PREVIEW_LINES:
+            preview = Content("\n").join([preview, _more_note(len(lines) - WRITE_PREVIEW_LINES, len(lines))])
+        self._show(preview, None, bool(lines))
+        self._full.set_code("\n".join(lines), language)
+
+    def _show(self, preview: Content, full: Content | None, shown: bool) -> None:
+        self._preview.set_class(not shown, "tool-empty")
+        self._full.set_class(not shown, "tool-empty")
         self._preview.update(preview)
-        self._full.update(full)
+        if full is not None:
+            self._full.update(full)
+
+
+class LazyCode(Static):
+    """The full view of a card: highlighted when first shown (it stays hidden until Ctrl+O)."""
+
+    def __init__(self, classes: str) -> None:
+        super().__init__("", classes=classes)
+        self._source: tuple[str, str] | None = None
+        self._highlighted = True
+
+    def update(self, content: Any = "", *, layout: bool = True) -> None:
+        self._source, self._highlighted = None, True
+        super().update(content, layout=layout)
+
+    def set_code(self, code: str, language: str) -> None:
+        if self._source == (code, language):
+            return
+        super().update(Content(code))
+        self._source, self._highlighted = (code, language), False
+
+    def render(self) -> Any:
+        if not self._highlighted and self._source is not None:
+            self._highlighted = True
+            self.content = highlighted(*self._source)  # same lines, same height: no new layout
+        return super().render()

@@ -33,7 +33,7 @@ async def test_plain_reply_event_order(make_session) -> None:
     await session.prompt("hi")
     await session.wait_idle()
     assert rec.types()[:5] == ["agent_start", "turn_start", "message_start", "message_end", "message_start"]
-    assert rec.types()[-3:] == ["message_end", "turn_end", "agent_end"]
+    assert rec.types()[-4:] == ["message_end", "turn_end", "agent_end", "agent_settled"]
     updates = [e["assistantMessageEvent"] for e in rec.of("message_update")]
     kinds = [u["type"] for u in updates]
     assert kinds[0] == "start" and kinds[-1] == "done"
@@ -149,7 +149,7 @@ async def test_abort_ends_stream_as_aborted_and_keeps_queue(make_session) -> Non
     last = rec.of("message_end")[-1]["message"]
     assert last["stopReason"] == "aborted"
     assert last["content"][0]["text"] == "partial answer"
-    assert rec.types()[-1] == "agent_end"
+    assert rec.types()[-2:] == ["agent_end", "agent_settled"]
 
 
 async def test_abort_kills_a_running_bash_tool_group(make_session, workdir: Path) -> None:

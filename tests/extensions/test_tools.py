@@ -148,10 +148,11 @@ async def test_same_name_overrides_a_builtin(make_session, ext_dir: Path, workdi
 SLOW_TOOL = """
     import asyncio
 
-    STATE = {"cancelled": False}
+    STATE = {"cancelled": False, "started": False}
 
     def activate(atomic):
         async def execute(call_id, args, ctx):
+            STATE["started"] = True
             try:
                 await asyncio.sleep(30)
             except asyncio.CancelledError:
@@ -170,7 +171,8 @@ async def test_abort_cancels_an_extension_tool(make_session, ext_dir: Path) -> N
     session, _ = await make_session([{"toolCalls": [{"name": "wait", "arguments": {}}]}], extensions=[str(path)])
     rec = Recorder(session)
     await session.prompt("wait")
-    await wait_for(lambda: bool(rec.of("tool_execution_start")))
+    # tool_execution_start comes before the tool's coroutine first runs: wait until it is inside.
+    await wait_for(lambda: module_of(session, path).STATE["started"])
     await session.abort()
     assert module_of(session, path).STATE["cancelled"] is True
     [result] = tool_results(session)

@@ -104,7 +104,8 @@ async def test_text_stream_and_request_shape(server: ScriptedServer) -> None:
 
     assert [type(e) for e in events] == [UsageUpdate, TextStart, TextDelta, TextEnd, UsageUpdate, Done]
     assert events[2].delta == "Hello there"
-    assert events[-1] == Done(stop_reason="stop", response_id="msg_01", end_turn=True)
+    # Anthropic has no explicit end-of-turn field: stop_reason "end_turn" is not one.
+    assert events[-1] == Done(stop_reason="stop", response_id="msg_01", end_turn=None)
 
     sent = server.requests[0]
     assert sent.path == "/v1/messages"
@@ -177,7 +178,7 @@ async def test_thinking_with_signature_and_usage(server: ScriptedServer) -> None
     assert (final.input, final.output, final.cache_read, final.cache_write) == (100, 50, 2000, 300)
     assert final.total_tokens == 2450
     assert events[-1].stop_reason == "length"
-    assert events[-1].end_turn is False
+    assert events[-1].end_turn is None
 
 
 async def test_tool_call_arguments_streamed_in_chunks(server: ScriptedServer) -> None:

@@ -65,12 +65,12 @@ async def test_json_mode_prints_header_then_events(
     head = lines[0]
     assert head["type"] == "session" and head["version"] == 3 and head["id"]
     types = [line["type"] for line in lines[1:]]
-    assert types[0] == "agent_start" and types[-1] == "agent_end"
+    assert types[0] == "agent_start" and types[-1] == "agent_settled"
     assert [t for t in types if t != "message_update"] == [
         "agent_start", "turn_start", "message_start", "message_end", "message_start", "message_end",
-        "turn_end", "agent_end",
+        "turn_end", "agent_end", "agent_settled",
     ]
-    assert lines[-1]["messages"][-1]["content"] == [{"type": "text", "text": "json reply"}]
+    assert lines[-2]["messages"][-1]["content"] == [{"type": "text", "text": "json reply"}]
 
 
 async def test_rpc_mode_resume_is_an_error_pointing_at_session(work_dir: Path, rpc_env: dict[str, str]) -> None:

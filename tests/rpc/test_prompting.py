@@ -187,6 +187,7 @@ async def test_tool_turn_event_sequence(start_rpc: StartRpc) -> None:
         [{"toolCalls": [{"name": "bash", "arguments": {"command": "echo hi"}, "id": "call_a"}]}, {"text": "done"}]
     )
     await client.run_prompt("run it")
+    await client.wait_for("agent_settled")
     assert compact_types(client.events) == [
         "agent_start",
         "turn_start",
@@ -200,6 +201,7 @@ async def test_tool_turn_event_sequence(start_rpc: StartRpc) -> None:
         "message_start", "message_end",  # final assistant text
         "turn_end",
         "agent_end",
+        "agent_settled",
     ]
     start = next(e for e in client.events if e["type"] == "tool_execution_start")
     assert start == {"type": "tool_execution_start", "toolCallId": "call_a", "toolName": "bash",
@@ -224,7 +226,7 @@ async def test_steered_turn_event_sequence(start_rpc: StartRpc) -> None:
     await client.prompt("first")
     await client.wait_for("message_update", predicate=lambda e: e["assistantMessageEvent"]["type"] == "text_delta")
     await client.steer("steer now")
-    await client.wait_for("agent_end")
+    await client.wait_for("agent_settled")
     assert compact_types(client.events) == [
         "agent_start",
         "turn_start",
@@ -239,6 +241,7 @@ async def test_steered_turn_event_sequence(start_rpc: StartRpc) -> None:
         "message_start", "message_end",
         "turn_end",
         "agent_end",
+        "agent_settled",
     ]
     queue_updates = [e for e in client.events if e["type"] == "queue_update"]
     assert queue_updates[0]["steering"] == ["steer now"]
@@ -257,6 +260,7 @@ async def test_aborted_turn_event_sequence(start_rpc: StartRpc) -> None:
         "message_start", "message_end",
         "turn_end",
         "agent_end",
+        "agent_settled",
     ]
     last_update = [e for e in client.events if e["type"] == "message_update"][-1]
     assert last_update["assistantMessageEvent"]["type"] == "error"
@@ -309,7 +313,7 @@ async def test_abort_during_tool_execution_kills_it(start_rpc: StartRpc) -> None
     assert [m["role"] for m in messages] == ["user", "assistant", "toolResult"]
     assert messages[2]["isError"] is True
     types = compact_types(client.events)
-    assert types[-2:] == ["turn_end", "agent_end"]
+    assert types[-3:] == ["turn_end", "agent_end", "agent_settled"]
 
 
 async def test_thinking_deltas_stream(start_rpc: StartRpc) -> None:

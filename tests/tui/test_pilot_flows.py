@@ -202,8 +202,10 @@ async def test_provider_error_is_shown_and_app_keeps_running(tmp_path: Path) -> 
         await pilot.press("enter")
         await wait_for(lambda: not app.session.is_streaming and len(app.session.messages()) >= 2, pilot)
         await pilot.pause()
-        errors = [n.text for n in app.conversation.query(NoteMessage) if n.kind == "error"]
-        assert any("boom from provider" in e for e in errors)
+        from atomic.tui.error_view import ProviderErrorView
+
+        errors = [str(view._summary.render()) for view in app.conversation.query(ProviderErrorView)]
+        assert errors == ["✗ The scripted provider error: boom from provider"]
         assert app.is_running
 
 

@@ -146,8 +146,11 @@ async def test_login_stores_the_key_with_private_permissions(tmp_path: Path) -> 
     auth_file = agent_dir() / "auth.json"
     assert json.loads(auth_file.read_text())["anthropic"]["key"] == "sk-test-123"
     assert stat.S_IMODE(auth_file.stat().st_mode) == 0o600
-    assert app.results == ["Logged in to anthropic"]
+    (result,) = app.results
+    assert result.startswith("note:Logged in to anthropic. Using ")  # shown as a line in the conversation
+    assert "sk-test-123" not in result
     assert app.session.registry.auth_status("anthropic")["source"] == "stored"
+    assert app.session.model.provider == "anthropic"  # the provider's default model, at once
 
 
 async def test_login_escape_goes_back_then_logout_removes_the_key(tmp_path: Path) -> None:
@@ -168,5 +171,6 @@ async def test_login_escape_goes_back_then_logout_removes_the_key(tmp_path: Path
         assert [o.id for o in screen.query_one(OptionList).options] == ["openai"]
         await pilot.press("enter")
         await pilot.pause()
-    assert logout.results == ["Logged out of openai (stored key removed)"]
+    (result,) = logout.results
+    assert result.startswith("note:Logged out of openai: its stored key is removed.")
     assert "openai" not in json.loads((agent_dir() / "auth.json").read_text())

@@ -12,7 +12,7 @@ import asyncio
 from typing import Any
 
 from atomic.core.agent.assembler import MessageAssembler
-from atomic.core.agent.convert import convert_to_llm
+from atomic.core.agent.convert import IMAGES_OMITTED_NOTICE, convert_to_llm, omit_images
 from atomic.core.agent.host import LoopHost
 from atomic.core.agent.queues import QueuedMessage
 from atomic.core.agent.tool_runner import run_tool_calls
@@ -28,6 +28,10 @@ from atomic.core.events import (
 )
 from atomic.core.messages import AssistantMessage, ImageContent, TextContent, UserMessage
 from atomic.core.providers.base import ProviderError
+
+# Consecutive `pause_turn` continuations before the loop stops asking (a server that pauses without
+# progress would otherwise loop forever).
+MAX_PAUSE_CONTINUATIONS = 20
 
 OVERFLOW_FAILED = (
     "Context overflow recovery failed after one compact-and-retry attempt. "
@@ -55,6 +59,8 @@ class AgentRun:
         self.retry_wait: asyncio.Future[None] | None = None
         self.retry_aborted = False
         self.aborted = False
+        # The last streamed message was paused by the server (Anthropic `pause_turn`).
+        self.paused = False
 
     # -------------------------------------------------------------- helpers
 
@@ -74,6 +80,9 @@ class AgentRun:
         assembler = MessageAssembler(message, host.emit, host.fill_cost)
         try:
             request = await host.build_request(convert_to_llm(host.context_messages()))
+            request.messages, omitted = omit_images(request.messages, model)
+            if omitted:
+                host.notify_once(f"images-omitted:{model.key}", IMAGES_OMITTED_NOTICE.format(model=model.name or model.id))
             provider = host.provider_for(model)
             assembler.start()
             async for event in provider.stream(request):
@@ -89,6 +98,7 @@ class AgentRun:
         except Exception as exc:  # a provider bug must still end the message cleanly
             error = ProviderError(f"{type(exc).__name__}: {exc}", kind="fatal")
             assembler.fail("error", error.message)
+        self.paused = assembler.paused and error is None
         host.fill_cost(message.usage)
         host.record_message(message)
         self.new_messages.append(message)
@@ -178,6 +188,10 @@ class AgentRun:
             await self._loop(pending)
         except asyncio.CancelledError:
             self.aborted = True
+        except Exception:
+            # A bug must not leave a client waiting for agent_end; the error still surfaces.
+            host.emit(AgentEnd(messages=self.new_messages))
+            raise
         host.emit(AgentEnd(messages=self.new_messages))
         return self.new_messages
 
@@ -188,6 +202,7 @@ class AgentRun:
         if leftover:
             host.queue_changed()
             pending = pending + [user_message_from(i) for i in leftover]
+        pauses = 0
         while True:
             more_tools = True
             while more_tools or pending:
@@ -213,7 +228,9 @@ class AgentRun:
                 host.emit(TurnEnd(message=message, tool_results=results))
                 if self.aborted:
                     return
-                more_tools = bool(calls)
+                # A paused turn is continued by sending the conversation again, as the API asks.
+                pauses = pauses + 1 if self.paused and not calls else 0
+                more_tools = bool(calls) or 0 < pauses <= MAX_PAUSE_CONTINUATIONS
                 if more_tools and host.needs_threshold_compaction():
                     await host.compact_for("threshold", False)
                 steering = host.steering.poll()

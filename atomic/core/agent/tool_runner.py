@@ -30,7 +30,9 @@ async def _prepare(host: LoopHost, call: ToolCall) -> tuple[dict[str, Any], str 
     for result in await host.hooks.emit("tool_call", payload):
         if isinstance(result, dict) and result.get("block"):
             return args, str(result.get("reason") or "Tool execution was blocked")
-    return payload["input"], None
+    # Asked after extensions had their say, so the person approves the arguments that will run.
+    refused = await host.permissions.check(call.id, call.name, payload["input"])
+    return payload["input"], refused
 
 
 async def run_tool_calls(host: LoopHost, calls: list[ToolCall]) -> list[ToolResultMessage]:
@@ -55,12 +57,20 @@ async def run_tool_calls(host: LoopHost, calls: list[ToolCall]) -> list[ToolResu
         for patch in await host.hooks.emit("tool_result", payload):
             if isinstance(patch, dict):
                 output = ToolOutput(
-                    content=patch.get("content", output.content), details=patch.get("details", output.details)
+                    content=patch.get("content", output.content),
+                    details=patch.get("details", output.details),
+                    file_change=output.file_change,
                 )
                 is_error = bool(patch.get("isError", is_error))
         outputs[call.id] = (output, is_error)
         host.emit(
-            ToolExecutionEnd(tool_call_id=call.id, tool_name=call.name, result=output.to_wire(), is_error=is_error)
+            ToolExecutionEnd(
+                tool_call_id=call.id,
+                tool_name=call.name,
+                result=output.to_wire(),
+                is_error=is_error,
+                file_change=output.file_change,
+            )
         )
 
     tasks = [asyncio.ensure_future(run_one(c, a, b)) for c, a, b in prepared]

@@ -27,6 +27,7 @@ from atomic.core.compaction.reconstruct import MARKER_PATTERN, find_prior_marker
 from atomic.core.messages import (
     AssistantMessage,
     BashExecutionMessage,
+    BranchSummaryMessage,
     CompactionSummaryMessage,
     CustomMessage,
     ImageContent,
@@ -136,6 +137,8 @@ def message_sections(message: Any) -> list[Section]:
         return [Section("bash", _bash_text(message))] if is_context_visible(message) else []
     if isinstance(message, CompactionSummaryMessage):
         return [Section("summary", message.summary)] if message.summary else []
+    if isinstance(message, BranchSummaryMessage) and message.summary:
+        return [Section("user", "[User]: Summary of a branch this conversation came back from: " + message.summary)]
     return []
 
 

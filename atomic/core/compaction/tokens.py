@@ -10,6 +10,7 @@ from typing import Any
 from atomic.core.messages import (
     AssistantMessage,
     BashExecutionMessage,
+    BranchSummaryMessage,
     CompactionSummaryMessage,
     CustomMessage,
     ImageContent,
@@ -53,7 +54,7 @@ def message_chars(message: Any) -> int:
         if message.exclude_from_context:
             return 0
         return len(message.command) + len(message.output)
-    if isinstance(message, CompactionSummaryMessage):
+    if isinstance(message, CompactionSummaryMessage | BranchSummaryMessage):
         return len(message.summary)
     return 0
 

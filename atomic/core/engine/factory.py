@@ -10,6 +10,7 @@ from atomic.core.engine.options import SessionOptions
 from atomic.core.engine.session import AgentSession
 from atomic.core.paths import agent_dir as default_agent_dir
 from atomic.core.paths import default_session_dir
+from atomic.core.permissions import parse_mode
 from atomic.core.session.listing import find_session, list_sessions
 from atomic.core.session.store import SessionStore
 from atomic.core.settings import SettingsManager
@@ -84,6 +85,10 @@ def _choose_model(session: AgentSession, options: SessionOptions) -> str | None:
         if options.model:
             resolved = resolve_model(session.registry, options.model, provider=options.provider)
             session.model, level = resolved.model, resolved.thinking_level
+        elif not (options.provider or session.scoped) and session.block_on_saved_default(
+            settings.default_provider, settings.default_model
+        ):
+            session.model = None  # never another model in its place
         else:
             session.model = choose_initial_model(
                 session.registry,
@@ -161,10 +166,19 @@ async def create_session(options: SessionOptions) -> AgentSession:
     session.startup_warnings.extend(store.warnings)
     session.startup_warnings.extend(getattr(session.registry, "errors", []))
     level = _choose_model(session, options)
+    try:
+        session.permissions.mode = parse_mode(
+            options.permission_mode or settings.settings.permission_mode or options.default_permission_mode
+        )
+    except ValueError as exc:
+        raise StartupError(str(exc)) from exc
     _load_resources(session, options)
     session.reload_context()
     if resumed:
         session.restore_model_from_session()
+        if session.model is not None:
+            # The resumed session's own model is used, not the saved default.
+            session.model_block = None
     from atomic.core.models.thinking import clamp_level
 
     if session.model is not None:

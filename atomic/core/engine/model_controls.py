@@ -17,8 +17,30 @@ SCRIPTED_PROVIDER = "scripted"
 MODEL_LEVELS_KEY = "modelThinkingLevels"
 
 
+# The TypeScript Atomic's wording, followed by what exactly is wrong.
+SAVED_DEFAULT_BLOCKED = "Configured default model is unavailable or unsupported"
+
+
 class NoModelError(Exception):
     pass
+
+
+def saved_default_problem(session: AgentSession, provider: str, model_id: str) -> tuple[str, str] | None:
+    """(reason, detail) when the saved default `provider/model_id` cannot be used, else None."""
+    from atomic.core.providers import known_apis
+
+    if session.registry.canonical_provider(provider) is None and not any(
+        m.provider == provider for m in session.extra_models
+    ):
+        return "configured-provider-unsupported", f"provider {provider} is not known"
+    model = session.find_model(provider, model_id)
+    if model is None:
+        return "configured-model-unsupported", f"{provider} has no model {model_id}"
+    if model.api not in known_apis() and model.api != "scripted":
+        return "configured-model-unsupported", f"its API {model.api} is not supported"
+    if not session.has_auth(model):
+        return "configured-model-unavailable", f"no API key for {provider}"
+    return None
 
 
 def scripted_model(script_path: str | None = None) -> Model:
@@ -47,6 +69,9 @@ class ModelControls:
         self.scoped: list[tuple[Model, str | None]] = []
         self._scripted_providers: dict[str, Any] = {}
         self.extra_models: list[Model] = []
+        # Set when the saved default model cannot be used: prompts are refused (never another model
+        # silently) until set_model or cycle_model picks one.
+        self.model_block: tuple[str, str] | None = None
         script = os.environ.get("ATOMIC_SCRIPT")
         if script:
             self.extra_models.append(scripted_model(script))
@@ -94,9 +119,35 @@ class ModelControls:
     def has_auth(self: AgentSession, model: Model) -> bool:
         return model.api == "scripted" or any(m.key == model.key for m in self.available_models())
 
+    def block_on_saved_default(self: AgentSession, provider: str | None, model_id: str | None) -> bool:
+        """At startup, when the model comes from settings: True (and prompts blocked) when the saved
+        defaultProvider/defaultModel cannot be used."""
+        if not provider or not model_id:
+            return False
+        problem = saved_default_problem(self, provider, model_id)
+        if problem is None:
+            return False
+        reason, detail = problem
+        message = (
+            f"{SAVED_DEFAULT_BLOCKED} ({provider}/{model_id}: {detail}). Update defaultProvider/defaultModel"
+            " in settings.json or choose a model with /model (RPC: set_model or cycle_model)."
+        )
+        self.model_block = (reason, message)
+        self.startup_warnings.append(message)
+        return True
+
+    def model_block_state(self: AgentSession) -> dict[str, str]:
+        """The get_state fields of a blocked saved default (none when nothing is blocked)."""
+        if self.model_block is None:
+            return {}
+        reason, message = self.model_block
+        return {"modelFallbackMessage": message, "modelFallbackReason": reason}
+
     def ensure_can_prompt(self: AgentSession) -> None:
         from atomic.core.engine.session import PromptRejected
 
+        if self.model_block is not None:
+            raise PromptRejected(self.model_block[1])
         if self.model is None:
             from atomic.core.models import no_model_message
 
@@ -150,6 +201,7 @@ class ModelControls:
         if not self.has_auth(model):
             raise ValueError(f"No API key for {provider}/{model_id}")
         self._apply_model(model)
+        self.model_block = None
         if persist:
             self._persist_model()
         return model
@@ -175,6 +227,8 @@ class ModelControls:
         index = keys.index(current) if current in keys else -1
         step = -1 if backwards else 1
         model, level = candidates[(index + step) % len(candidates)]
+        if model.key != current:
+            self.model_block = None
         self._apply_model(model)
         if level:
             self.set_thinking_level(level)

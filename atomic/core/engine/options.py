@@ -35,5 +35,9 @@ class SessionOptions:
     no_prompt_templates: bool = False
     prompt_templates: list[str] = field(default_factory=list)
     extension_flags: dict[str, Any] = field(default_factory=dict)
+    # Approvals: the flag wins over the `permissionMode` setting, which wins over the frontend's
+    # default (yolo everywhere except ACP, where the editor shows the question).
+    permission_mode: str | None = None
+    default_permission_mode: str = "yolo"
     # An in-process scripted provider (tests, snapshots, demos); see atomic.core.providers.scripted.
     scripted: Any = None

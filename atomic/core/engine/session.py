@@ -17,15 +17,16 @@ from atomic.core.engine.bash_controls import BashControls
 from atomic.core.engine.compaction_controls import CompactionControls
 from atomic.core.engine.model_controls import ModelControls
 from atomic.core.engine.session_controls import SessionControls
-from atomic.core.events import Event, ExtensionError, QueueUpdate
+from atomic.core.events import AgentSettled, Event, ExtensionError, PermissionModeChanged, QueueUpdate
 from atomic.core.extensions.hooks import HookBus
 from atomic.core.messages import AssistantMessage, ImageContent, ToolResultMessage, Usage
 from atomic.core.model_types import Model
+from atomic.core.permissions import PermissionPolicy, parse_mode
 from atomic.core.providers.base import StreamRequest, ToolSpec
 from atomic.core.session.context import ContextItem, SessionContext, build_context
 from atomic.core.session.store import SessionStore
 from atomic.core.settings import SettingsManager
-from atomic.core.tools.base import Tool, ToolContext, ToolOutput
+from atomic.core.tools.base import EditorFiles, Tool, ToolContext, ToolOutput
 
 Listener = Callable[[Event], None]
 
@@ -72,9 +73,15 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
         self.compacted_since_usage = False
         self.pending_tool_results: list[ToolResultMessage] | None = None
         self.deferred_messages: list[Any] = []
+        self.permissions = PermissionPolicy()
+        # Set by a frontend whose client edits files itself (ACP's fs methods).
+        self.editor_files: EditorFiles | None = None
         self._run_task: asyncio.Task[Any] | None = None
         self._current_run: AgentRun | None = None
+        # Set by abort() when queued messages will run next: that run, not this one, settles.
+        self._abort_continues_queue = False
         self.startup_warnings: list[str] = []
+        self._notices_shown: set[str] = set()
         self._init_models()
         self._init_bash()
         self._init_compaction()
@@ -99,6 +106,18 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
                 self.startup_warnings.append(f"listener error: {exc}")
         if self.hooks.has(event.type):
             self.hooks.emit_nowait(event.type, {"event": event})
+
+    def notify_once(self, key: str, message: str) -> None:
+        """Tell the user something once per session object and `key`: a warning notification
+        (an `extension_ui_request` with method "notify" in RPC mode, a toast in the TUI)."""
+        if key in self._notices_shown:
+            return
+        self._notices_shown.add(key)
+        import uuid
+
+        from atomic.core.extensions.events import ExtensionUiRequest
+
+        self.emit(ExtensionUiRequest(id=str(uuid.uuid4()), message=message, notify_type="warning"))
 
     def _report_extension_error(self, path: str, event: str, error: str) -> None:
         self.emit(ExtensionError(extension_path=path, event=event, error=error))
@@ -181,6 +200,7 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
             agent_dir=self.agent_dir,
             supports_images=bool(model and model.supports_images()) and not self.settings.images.block_images,
             env=env,
+            editor_files=self.editor_files,
         )
 
     def fill_cost(self, usage: Usage) -> None:
@@ -247,16 +267,18 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
 
     async def steer(self, text: str, images: list[ImageContent] | None = None) -> None:
         self._reject_extension_command(text)
+        if not self.is_streaming:
+            self.ensure_can_prompt()  # before queuing: a refused message must not run later
         self._queue(self.steering, self._expand(text), list(images or []))
         if not self.is_streaming:
-            self.ensure_can_prompt()
             self.start_run([])
 
     async def follow_up(self, text: str, images: list[ImageContent] | None = None) -> None:
         self._reject_extension_command(text)
+        if not self.is_streaming:
+            self.ensure_can_prompt()  # before queuing: a refused message must not run later
         self._queue(self.follow_ups, self._expand(text), list(images or []))
         if not self.is_streaming:
-            self.ensure_can_prompt()
             self.start_run([])
 
     def _reject_extension_command(self, text: str) -> None:
@@ -288,6 +310,10 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
                 self._current_run = None
                 self._flush_deferred()
                 await self.after_run(run)
+                if self._abort_continues_queue:
+                    self._abort_continues_queue = False
+                else:
+                    self.emit(AgentSettled())
 
         self._run_task = asyncio.ensure_future(runner())
         return self._run_task
@@ -308,10 +334,7 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
         # so they never split an assistant message from its tool results.
         while self.deferred_messages and self._current_run is None:
             owner, message = self.deferred_messages.pop(0)
-            if owner is self.store:
-                self.record_message(message)
-            else:
-                owner.append("message", message=message.to_wire())
+            self.record_owned_message(owner, message)
 
     async def wait_idle(self) -> None:
         while self._run_task is not None and not self._run_task.done():
@@ -327,6 +350,7 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
         if task is not None and not task.done():
             if self._current_run is not None:
                 self._current_run.cancel_retry()
+            self._abort_continues_queue = continue_queue and bool(len(self.steering) or len(self.follow_ups))
             task.cancel()
             try:
                 await asyncio.shield(task)
@@ -340,8 +364,13 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
             asyncio.get_running_loop().call_soon(self._continue_queued)
 
     def _continue_queued(self) -> None:
-        if not self.is_streaming and (len(self.steering) or len(self.follow_ups)) and self.model is not None:
+        if self.is_streaming:
+            return
+        if (len(self.steering) or len(self.follow_ups)) and self.model is not None:
             self.start_run([])
+        else:
+            # The aborted run left settling to this continuation, which has nothing to run.
+            self.emit(AgentSettled())
 
     def abort_retry(self) -> None:
         if self._current_run is not None:
@@ -353,6 +382,13 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
         if steering or follow:
             self.queue_changed()
         return {"steering": steering, "followUp": follow}
+
+    def set_permission_mode(self, mode: str, persist: bool = False) -> None:
+        """Change who approves tool calls; "always" answers given so far stay remembered."""
+        self.permissions.mode = parse_mode(mode)
+        if persist:
+            self.settings_manager.update({"permissionMode": mode})
+        self.emit(PermissionModeChanged(mode=mode))
 
     def set_steering_mode(self, mode: str) -> None:
         self.steering.mode = mode
@@ -385,12 +421,14 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
             "autoCompactionEnabled": self.auto_compaction_enabled,
             "messageCount": len(self.context_items),
             "pendingMessageCount": len(self.steering) + len(self.follow_ups),
+            "permissionMode": self.permissions.mode,
         }
         if self.store.path is not None:
             state["sessionFile"] = str(self.store.path)
         name = self.store.name()
         if name:
             state["sessionName"] = name
+        state.update(self.model_block_state())
         return state
 
     async def shutdown(self) -> None:

@@ -262,6 +262,7 @@ class SessionControls:
             leaf_id=self.store.leaf_id,
             system_prompt=self.system_prompt,
             tools=[{"name": t.name, "description": t.description} for t in self.active_tools()],
+            session_file=self.store.path,
         )
         return str(path)
 

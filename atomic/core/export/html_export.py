@@ -10,6 +10,8 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +30,35 @@ from atomic.core.export.style import PAGE_CSS, PAGE_SCRIPT
 
 IN_MEMORY_ERROR = "Cannot export in-memory session to HTML"
 EMPTY_ERROR = "Nothing to export yet - start a conversation first"
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+# Enough of a file's start to hold a session header line.
+_HEADER_PEEK = 64 * 1024
+
+
+def _is_session_file(path: Path) -> bool:
+    """True when `path` is a file whose first line is an Atomic/pi session header."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(_HEADER_PEEK)
+    except OSError:
+        return False
+    first = head.split(b"\n", 1)[0].decode("utf-8", errors="replace")
+    try:
+        header = json.loads(first)
+    except ValueError:
+        return False
+    return isinstance(header, dict) and header.get("type") == "session"
+
+
+def check_export_target(path: Path, session_file: Path | None = None) -> None:
+    """Refuse an output path that would destroy a session (ValueError with the reason)."""
+    target = Path(os.path.realpath(path))
+    if session_file is not None and target == Path(os.path.realpath(session_file)):
+        raise ValueError(f"Refusing to export over the active session file {path}; choose another output path")
+    if target.is_dir():
+        raise ValueError(f"Cannot export to {path}: it is a directory")
+    if _is_session_file(target):
+        raise ValueError(f"Refusing to export over {path}: it is a session file; choose another output path")
 
 
 def default_export_path(session_file: Path | None, cwd: Path) -> Path:
@@ -181,8 +212,15 @@ def write_session_html(
     title: str | None = None,
     system_prompt: str | None = None,
     tools: list[dict[str, Any]] | None = None,
+    session_file: Path | None = None,
 ) -> Path:
-    """Render and write the page atomically (never a half-written file); returns `path`."""
+    """Render and write the page atomically (never a half-written file); returns `path`.
+
+    The page goes to a temp file beside `path` and is renamed over it. A `path` that is the
+    `session_file` being exported or any other session file (its first line is a session header)
+    is refused with ValueError, so an export can never destroy a session.
+    """
+    check_export_target(path, session_file)
     page = export_session_html(
         header=header,
         entries=entries,
@@ -191,5 +229,6 @@ def write_session_html(
         system_prompt=system_prompt,
         tools=tools,
     )
-    write_atomic(path, page)
+    # A lone surrogate cannot be UTF-8 encoded; on the page it shows as U+FFFD (the session keeps it).
+    write_atomic(path, _LONE_SURROGATE.sub("\ufffd", page))
     return path

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from atomic.core.agent.queues import QueuedMessage
+from atomic.core.engine.bash_controls import MessageOwner
 from atomic.core.events import MessageEnd, MessageStart
 from atomic.core.extensions.events import ExtensionUiRequest
 from atomic.core.extensions.runtime import RegisteredCommand, RegisteredFlag
@@ -205,7 +206,7 @@ class ExtensionAPI:
         session = self.session
         session.emit(MessageStart(message=message))
         if session.is_streaming:
-            session.deferred_messages.append((session.store, message))
+            session.deferred_messages.append((MessageOwner(session.store, session.store.leaf_id), message))
         else:
             session.record_message(message)
         session.emit(MessageEnd(message=message))

@@ -1,329 +1,180 @@
-"""Anthropic Messages API through the official `anthropic` SDK (imported lazily)."""
+"""Anthropic Messages API: `POST /v1/messages` streamed over HTTP with Atomic's own SSE reader.
+
+The official `anthropic` SDK is not on this path: importing it costs ~1.8 s of CPU (every type
+module loads), which no warm-up can hide from a prompt sent two seconds after start on a 2-core
+machine, and its typed stream events cost more per delta than the rest of the pipeline together
+(figures in docs/performance.md). The wire is small: a JSON body, a few headers, SSE events whose
+JSON this provider maps itself (anthropic_stream.py). The transport is `httpx2`, the HTTP client the
+SDKs use, with one connection pool per event loop so turns reuse the open connection. Tests run the
+official SDK against the same local servers to check both sides agree on the wire.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
+import threading
+import weakref
 from collections.abc import AsyncIterator
 from typing import Any
 
-from atomic.core.messages import (
-    AssistantMessage,
-    ImageContent,
-    TextContent,
-    ThinkingContent,
-    ToolCall,
-    ToolResultMessage,
-    Usage,
-    UserMessage,
+from atomic.core.providers.anthropic_request import API, build_params, convert_messages
+from atomic.core.providers.anthropic_stream import AnthropicStreamState
+from atomic.core.providers.base import ProviderError, ProviderEvent, StreamRequest
+from atomic.core.providers.errors import (
+    classify_error,
+    classify_status,
+    parse_retry_after,
+    scrub_secret,
 )
-from atomic.core.providers.base import (
-    Done,
-    ProviderEvent,
-    StreamRequest,
-    TextDelta,
-    TextEnd,
-    TextStart,
-    ThinkingDelta,
-    ThinkingEnd,
-    ThinkingStart,
-    ToolCallDelta,
-    ToolCallEnd,
-    ToolCallStart,
-    UsageUpdate,
-)
-from atomic.core.providers.errors import classify_error, stream_ended_early
-from atomic.core.providers.history import from_same_model, normalize_history, safe_tool_id
-from atomic.core.providers.streaming import close_quietly
-from atomic.core.providers.thinking_params import anthropic_params
+from atomic.core.providers.sse import iter_sse_data
 
-API = "anthropic-messages"
-CACHE_CONTROL = {"type": "ephemeral"}
+__all__ = ["API", "AnthropicMessagesProvider", "build_params", "convert_messages"]
 
-_STOP_REASONS = {
-    "end_turn": "stop",
-    "stop_sequence": "stop",
-    "pause_turn": "stop",
-    "refusal": "stop",
-    "max_tokens": "length",
-    "model_context_window_exceeded": "length",
-    "tool_use": "toolUse",
-}
+ANTHROPIC_VERSION = "2023-06-01"
+DEFAULT_BASE_URL = "https://api.anthropic.com"
+# The SDK's defaults: ten minutes for a long reply, five seconds to connect.
+DEFAULT_TIMEOUT_S = 600.0
+CONNECT_TIMEOUT_S = 5.0
+_MAX_ERROR_CHARS = 2000
+
+# One pool per event loop: a pool's connections belong to the loop that opened them.
+_pools: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
+# A pool built by `warm_up` (no loop yet); the first loop that needs one adopts it.
+_prebuilt: list[Any] = []
+_prebuilt_lock = threading.Lock()
 
 
-# ----------------------------------------------------------------------------- request building
+def _new_pool() -> Any:
+    import httpx2
 
-
-def _image_block(image: ImageContent) -> dict[str, Any]:
-    return {"type": "image", "source": {"type": "base64", "media_type": image.mime_type, "data": image.data}}
-
-
-def _user_blocks(content: str | list[Any]) -> list[dict[str, Any]]:
-    if isinstance(content, str):
-        return [{"type": "text", "text": content}] if content else []
-    blocks: list[dict[str, Any]] = []
-    for block in content:
-        if isinstance(block, TextContent):
-            if block.text:  # Anthropic rejects empty text blocks
-                blocks.append({"type": "text", "text": block.text})
-        elif isinstance(block, ImageContent):
-            blocks.append(_image_block(block))
-    return blocks
-
-
-def _assistant_blocks(message: AssistantMessage, request: StreamRequest) -> list[dict[str, Any]]:
-    replay_thinking = from_same_model(message, API, request.model.id, request.model.provider)
-    blocks: list[dict[str, Any]] = []
-    for block in message.content:
-        if isinstance(block, TextContent):
-            if block.text:
-                blocks.append({"type": "text", "text": block.text})
-        elif isinstance(block, ThinkingContent):
-            # Unsigned or foreign thinking cannot be verified by the API: drop it.
-            if not replay_thinking or not block.thinking_signature:
-                continue
-            if block.redacted:
-                blocks.append({"type": "redacted_thinking", "data": block.thinking_signature})
-            else:
-                blocks.append(
-                    {"type": "thinking", "thinking": block.thinking, "signature": block.thinking_signature}
-                )
-        elif isinstance(block, ToolCall):
-            blocks.append(
-                {
-                    "type": "tool_use",
-                    "id": safe_tool_id(block.id),
-                    "name": block.name,
-                    "input": block.arguments,
-                }
-            )
-    return blocks
-
-
-def _tool_result_block(message: ToolResultMessage) -> dict[str, Any]:
-    content = _user_blocks(message.content)
-    if not content:
-        content = [{"type": "text", "text": "(no output)"}]
-    return {
-        "type": "tool_result",
-        "tool_use_id": safe_tool_id(message.tool_call_id),
-        "content": content,
-        "is_error": message.is_error,
-    }
-
-
-def convert_messages(request: StreamRequest) -> list[dict[str, Any]]:
-    """LLM messages -> Anthropic `messages`, with the cache breakpoint on the last user block."""
-    converted: list[dict[str, Any]] = []
-    for message in normalize_history(request.messages):
-        if isinstance(message, UserMessage):
-            blocks = _user_blocks(message.content)
-            if blocks:
-                converted.append({"role": "user", "content": blocks})
-        elif isinstance(message, AssistantMessage):
-            blocks = _assistant_blocks(message, request)
-            if blocks:
-                converted.append({"role": "assistant", "content": blocks})
-        elif isinstance(message, ToolResultMessage):
-            block = _tool_result_block(message)
-            previous = converted[-1] if converted else None
-            # Consecutive results belong in one user message.
-            if previous and previous["role"] == "user" and previous["content"][0]["type"] == "tool_result":
-                previous["content"].append(block)
-            else:
-                converted.append({"role": "user", "content": [block]})
-    for message in reversed(converted):
-        if message["role"] == "user":
-            message["content"][-1]["cache_control"] = dict(CACHE_CONTROL)
-            break
-    return converted
-
-
-def build_params(request: StreamRequest) -> dict[str, Any]:
-    """The keyword arguments for `client.messages.create` (without `stream`)."""
-    model = request.model
-    params: dict[str, Any] = {"model": model.id, "messages": convert_messages(request)}
-    if request.system_prompt:
-        params["system"] = [
-            {"type": "text", "text": request.system_prompt, "cache_control": dict(CACHE_CONTROL)}
-        ]
-    if request.tools:
-        tools = [
-            {"name": tool.name, "description": tool.description, "input_schema": tool.parameters}
-            for tool in request.tools
-        ]
-        tools[-1]["cache_control"] = dict(CACHE_CONTROL)
-        params["tools"] = tools
-    params.update(
-        anthropic_params(model, request.thinking_level, request.max_tokens, request.thinking_budgets)
+    return httpx2.AsyncClient(
+        follow_redirects=True,
+        limits=httpx2.Limits(max_connections=100, max_keepalive_connections=20),
     )
-    if request.session_id:
-        params["metadata"] = {"user_id": request.session_id}
-    return params
 
 
-# ----------------------------------------------------------------------------- stream mapping
+def warm_up() -> None:
+    """Load what the first request needs, off the event loop (call it from a thread): the HTTP
+    stack's modules, including those it imports only when the first connection opens, and a
+    connection pool (its TLS context alone costs ~0.1 s). About 0.2 s of CPU in all."""
+    import anyio._core._sockets  # noqa: F401
+    import anyio.lowlevel  # noqa: F401
+    import anyio.streams.memory  # noqa: F401
+    import anyio.streams.stapled  # noqa: F401
+    import anyio.streams.tls  # noqa: F401
+    import h11  # noqa: F401
+    import httpcore2  # noqa: F401
+
+    with _prebuilt_lock:
+        if _prebuilt:
+            return
+    pool = _new_pool()
+    with _prebuilt_lock:
+        if not _prebuilt:
+            _prebuilt.append(pool)
 
 
-class _StreamState:
-    """Maps raw Anthropic stream events to provider events."""
-
-    def __init__(self) -> None:
-        self.usage = Usage()
-        self.response_id: str | None = None
-        self.stop_reason: str | None = None
-        self.finished = False
-        self.kinds: dict[int, str] = {}  # content-block index -> "text" | "thinking" | "tool"
-        self.signatures: dict[int, str] = {}
-        self.redacted: set[int] = set()
-        self.tool_inputs: dict[int, Any] = {}  # input given in content_block_start
-        self.tool_streamed: set[int] = set()
-
-    def _apply_usage(self, raw: Any) -> UsageUpdate | None:
-        if raw is None:
-            return None
-        for field, attr in (
-            ("input", "input_tokens"),
-            ("output", "output_tokens"),
-            ("cache_read", "cache_read_input_tokens"),
-            ("cache_write", "cache_creation_input_tokens"),
-        ):
-            value = getattr(raw, attr, None)
-            if isinstance(value, int):
-                setattr(self.usage, field, value)
-        u = self.usage
-        u.total_tokens = u.input + u.output + u.cache_read + u.cache_write
-        return UsageUpdate(usage=u.model_copy(deep=True))
-
-    def handle(self, event: Any) -> list[ProviderEvent]:
-        kind = getattr(event, "type", None)
-        out: list[ProviderEvent] = []
-        if kind == "message_start":
-            self.response_id = getattr(event.message, "id", None)
-            update = self._apply_usage(getattr(event.message, "usage", None))
-            if update:
-                out.append(update)
-        elif kind == "content_block_start":
-            out.extend(self._block_start(event.index, event.content_block))
-        elif kind == "content_block_delta":
-            out.extend(self._block_delta(event.index, event.delta))
-        elif kind == "content_block_stop":
-            out.extend(self._block_stop(event.index))
-        elif kind == "message_delta":
-            self.stop_reason = getattr(event.delta, "stop_reason", None) or self.stop_reason
-            update = self._apply_usage(getattr(event, "usage", None))
-            if update:
-                out.append(update)
-        elif kind == "message_stop":
-            self.finished = True
-        return out
-
-    def _block_start(self, index: int, block: Any) -> list[ProviderEvent]:
-        key = str(index)
-        block_type = getattr(block, "type", None)
-        if block_type == "text":
-            self.kinds[index] = "text"
-            events: list[ProviderEvent] = [TextStart(key)]
-            if getattr(block, "text", ""):
-                events.append(TextDelta(key, block.text))
-            return events
-        if block_type == "thinking":
-            self.kinds[index] = "thinking"
-            self.signatures[index] = getattr(block, "signature", "") or ""
-            events = [ThinkingStart(key)]
-            if getattr(block, "thinking", ""):
-                events.append(ThinkingDelta(key, block.thinking))
-            return events
-        if block_type == "redacted_thinking":
-            self.kinds[index] = "thinking"
-            self.redacted.add(index)
-            self.signatures[index] = getattr(block, "data", "") or ""
-            return [ThinkingStart(key)]
-        if block_type == "tool_use":
-            self.kinds[index] = "tool"
-            self.tool_inputs[index] = getattr(block, "input", None)
-            return [ToolCallStart(key, id=block.id, name=block.name)]
-        return []  # server tools, citations etc. are not part of the transcript
-
-    def _block_delta(self, index: int, delta: Any) -> list[ProviderEvent]:
-        key = str(index)
-        delta_type = getattr(delta, "type", None)
-        kind = self.kinds.get(index)
-        if delta_type == "text_delta" and kind == "text":
-            return [TextDelta(key, delta.text)]
-        if delta_type == "thinking_delta" and kind == "thinking":
-            return [ThinkingDelta(key, delta.thinking)]
-        if delta_type == "signature_delta" and kind == "thinking":
-            self.signatures[index] = self.signatures.get(index, "") + delta.signature
-        elif delta_type == "input_json_delta" and kind == "tool":
-            if delta.partial_json:
-                self.tool_streamed.add(index)
-                return [ToolCallDelta(key, delta.partial_json)]
-        return []
-
-    def _block_stop(self, index: int) -> list[ProviderEvent]:
-        key = str(index)
-        kind = self.kinds.pop(index, None)
-        if kind == "text":
-            return [TextEnd(key)]
-        if kind == "thinking":
-            return [
-                ThinkingEnd(
-                    key, signature=self.signatures.pop(index, "") or None, redacted=index in self.redacted
-                )
-            ]
-        if kind == "tool":
-            events: list[ProviderEvent] = []
-            given = self.tool_inputs.pop(index, None)
-            # Some proxies send the whole input up front and no deltas.
-            if index not in self.tool_streamed and given:
-                events.append(ToolCallDelta(key, json.dumps(given)))
-            events.append(ToolCallEnd(key))
-            return events
-        return []
-
-    def finish(self) -> list[ProviderEvent]:
-        if not self.finished or self.stop_reason is None:
-            raise stream_ended_early("no message_stop" if not self.finished else "no stop_reason")
-        stop = _STOP_REASONS.get(self.stop_reason, "stop")
-        return [Done(stop_reason=stop, response_id=self.response_id, end_turn=self.stop_reason == "end_turn")]  # type: ignore[arg-type]
+def http_pool() -> Any:
+    """The running loop's HTTP client for Anthropic requests, built on first use."""
+    loop = asyncio.get_running_loop()
+    pool = _pools.get(loop)
+    if pool is None:
+        with _prebuilt_lock:
+            pool = _prebuilt.pop() if _prebuilt else None
+        if pool is None:
+            pool = _new_pool()
+        _pools[loop] = pool
+    return pool
 
 
-# ----------------------------------------------------------------------------- provider
+def endpoint(request: StreamRequest) -> tuple[str, dict[str, str]]:
+    """The URL and headers for one request (the model's extra headers win)."""
+    base = request.model.base_url or os.environ.get("ANTHROPIC_BASE_URL") or DEFAULT_BASE_URL
+    headers = {
+        "anthropic-version": ANTHROPIC_VERSION,
+        "content-type": "application/json",
+        "accept": "application/json",
+    }
+    key = request.api_key or ""
+    if key.startswith("sk-ant-oat"):
+        # Claude subscription (OAuth) tokens authenticate as a bearer token, not x-api-key.
+        headers["authorization"] = f"Bearer {key}"
+    elif key:
+        headers["x-api-key"] = key
+    # Without a key, header-only auth (a proxy's Authorization header) still goes through.
+    headers.update(request.headers)
+    return base.rstrip("/") + "/v1/messages", headers
+
+
+def http_error(status: int, body: bytes, headers: Any, api_key: str | None) -> ProviderError:
+    """A readable error for a non-200 answer: `400 invalid_request_error: <the server's message>`."""
+    text = body.decode("utf-8", errors="replace").strip()
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = None
+    error = data.get("error") if isinstance(data, dict) else None
+    if isinstance(error, dict) and error.get("message"):
+        text = f"{error.get('type') or 'error'}: {error['message']}"
+        if isinstance(data, dict) and data.get("request_id"):
+            text += f" (request id {data['request_id']})"
+    message = f"{status} {text or '(no body)'}"
+    return ProviderError(
+        scrub_secret(message[:_MAX_ERROR_CHARS], api_key),
+        kind=classify_status(status, message),
+        status=status,
+        retry_after_s=parse_retry_after(headers),
+    )
+
+
+def _timeout(request: StreamRequest) -> Any:
+    import httpx2
+
+    if request.timeout_s is not None:
+        return httpx2.Timeout(request.timeout_s)
+    return httpx2.Timeout(DEFAULT_TIMEOUT_S, connect=CONNECT_TIMEOUT_S)
+
+
+def undecodable(data: str, reason: str) -> ProviderError:
+    return ProviderError(f"Could not decode the server's stream ({reason}): {data[:200]}", kind="fatal")
 
 
 class AnthropicMessagesProvider:
     """`Provider` for api "anthropic-messages"."""
 
     async def stream(self, request: StreamRequest) -> AsyncIterator[ProviderEvent]:
-        client: Any = None
-        sdk_stream: Any = None
+        response: Any = None
         try:
-            from anthropic import AsyncAnthropic
-
-            options: dict[str, Any] = {"max_retries": 0, "default_headers": dict(request.headers)}
-            options.update(_auth_options(request))
-            if request.model.base_url:
-                options["base_url"] = request.model.base_url
-            if request.timeout_s is not None:
-                options["timeout"] = request.timeout_s
-            client = AsyncAnthropic(**options)
-            sdk_stream = await client.messages.create(**build_params(request), stream=True)
-            state = _StreamState()
-            async for event in sdk_stream:
-                for out in state.handle(event):
+            url, headers = endpoint(request)
+            body = json.dumps({**build_params(request), "stream": True}).encode()
+            pool = http_pool()
+            outgoing = pool.build_request("POST", url, content=body, headers=headers, timeout=_timeout(request))
+            response = await pool.send(outgoing, stream=True)
+            if response.status_code != 200:
+                raise http_error(response.status_code, await response.aread(), response.headers, request.api_key)
+            state = AnthropicStreamState()
+            async for data in iter_sse_data(response.aiter_bytes()):
+                try:
+                    event = json.loads(data)
+                except ValueError as exc:
+                    raise undecodable(data, "invalid JSON") from exc
+                if not isinstance(event, dict):
+                    raise undecodable(data, "not an event object")
+                try:
+                    events = state.handle(event)
+                except (KeyError, TypeError, AttributeError, ValueError) as exc:
+                    raise undecodable(data, f"unexpected {type(exc).__name__}: {exc}") from exc
+                for out in events:
                     yield out
             for out in state.finish():
                 yield out
         except Exception as exc:  # CancelledError / GeneratorExit are BaseException: they pass through
             raise classify_error(exc, api_key=request.api_key) from exc
         finally:
-            await close_quietly(sdk_stream, client)
-
-
-def _auth_options(request: StreamRequest) -> dict[str, Any]:
-    key = request.api_key or ""
-    if key.startswith("sk-ant-oat"):
-        # Claude subscription (OAuth) tokens authenticate as a bearer token, not x-api-key.
-        return {"auth_token": key, "api_key": None}
-    # An empty key still lets header-only auth (a proxy's Authorization header) through.
-    return {"api_key": key}
+            if response is not None:
+                try:
+                    await response.aclose()
+                except Exception:
+                    pass

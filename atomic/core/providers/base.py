@@ -116,10 +116,25 @@ class UsageUpdate:
 
 
 @dataclass
+class OpaqueBlock:
+    """A finished response block the transcript does not show but the API needs back: server tool
+    calls and their results, compaction blocks. `data` is the block as the API will accept it
+    again; the assembler keeps it on the message (`provider_blocks`) at its place among the
+    visible blocks, and the provider replays it to the same model."""
+
+    data: dict[str, Any]
+
+
+@dataclass
 class Done:
     stop_reason: Literal["stop", "length", "toolUse"]
     response_id: str | None = None
+    # Only from an explicit end-of-turn field on the wire (OpenAI Codex `end_turn`); None when the
+    # API has none. A stop reason (Anthropic `end_turn`, Chat Completions `stop`) is not one.
     end_turn: bool | None = None
+    # The server paused a long turn (Anthropic `pause_turn`): the loop sends the conversation again,
+    # this message included, and the model continues where it stopped.
+    paused: bool = False
 
 
 ProviderEvent = (
@@ -133,6 +148,7 @@ ProviderEvent = (
     | ToolCallDelta
     | ToolCallEnd
     | UsageUpdate
+    | OpaqueBlock
     | Done
 )
 

@@ -12,9 +12,11 @@ A script is a list of responses, used in order. Each response is a dict:
     {"stopReason": "length"}                            override the stop reason
     {"hang": true}                                      stream a little, then wait until aborted
 
-When the script runs out, the provider echoes the last user message (`You said: ...`), so a demo
-always answers. The script comes from `ScriptedProvider(responses)` in-process, or from the JSON file
-named by the model's `baseUrl` (`file:///path/script.json` or a plain path) for subprocess tests.
+When a script runs out, the provider echoes the last user message (`You said: ...`). Without any script
+(`ScriptedProvider()`, or `--provider scripted` with no script file) every prompt gets a built-in
+demonstration instead (scripted_demo.py: it lists the folder with bash, reads a file, answers in markdown).
+The script comes from `ScriptedProvider(responses)` in-process, or from the JSON file named by the model's
+`baseUrl` (`file:///path/script.json` or a plain path) for subprocess tests.
 """
 
 from __future__ import annotations
@@ -47,8 +49,10 @@ def _chunks(text: str, size: int) -> list[str]:
 
 
 class ScriptedProvider:
-    def __init__(self, responses: list[dict[str, Any]] | None = None) -> None:
+    def __init__(self, responses: list[dict[str, Any]] | None = None, *, demo: bool | None = None) -> None:
         self.responses: list[dict[str, Any]] = list(responses or [])
+        # No script at all: show what Atomic does. A script (even an empty one) falls back to the echo.
+        self.demo = responses is None if demo is None else demo
         self.requests: list[pb.StreamRequest] = []
         self._call_counter = 0
 
@@ -61,16 +65,21 @@ class ScriptedProvider:
     def add(self, *responses: dict[str, Any]) -> None:
         self.responses.extend(responses)
 
-    def _next_response(self, last_user: str) -> dict[str, Any]:
+    def _next_response(self, request: pb.StreamRequest) -> dict[str, Any]:
+        last_user = _last_user_text(request.messages)
         for index, response in enumerate(self.responses):
             pattern = response.get("match")
             if pattern is None or re.search(pattern, last_user):
                 return self.responses.pop(index)
+        if self.demo:
+            from atomic.core.providers.scripted_demo import demo_response
+
+            return demo_response(request.messages, {tool.name for tool in request.tools})
         return {"text": f"You said: {last_user}" if last_user else "Done."}
 
     async def stream(self, request: pb.StreamRequest) -> AsyncIterator[pb.ProviderEvent]:
         self.requests.append(request)
-        response = self._next_response(_last_user_text(request.messages))
+        response = self._next_response(request)
         size = int(response.get("chunkSize", 16))
         delay = float(response.get("delayMs", 0)) / 1000.0
 

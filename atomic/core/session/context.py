@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from atomic.core.messages import CompactionSummaryMessage, CustomMessage, parse_message
+from atomic.core.messages import BranchSummaryMessage, CompactionSummaryMessage, CustomMessage, parse_message
 from atomic.core.session.store import EntryRecord, SessionStore
 
 VERBATIM_STRATEGY = "verbatim-lines"
@@ -33,7 +33,12 @@ class SessionContext:
 
 def _is_verbatim_compaction(record: EntryRecord) -> bool:
     details = record.data.get("details") or {}
-    return record.type == "compaction" and details.get("strategy") == VERBATIM_STRATEGY
+    return record.type == "compaction" and isinstance(details, dict) and details.get("strategy") == VERBATIM_STRATEGY
+
+
+def _int_or_zero(value: Any) -> int:
+    # A hand-edited or foreign file may hold anything here; the count is only shown, never trusted.
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def _message_of(record: EntryRecord) -> Any | None:
@@ -43,6 +48,11 @@ def _message_of(record: EntryRecord) -> Any | None:
             return parse_message(data["message"])
         except Exception:
             return None
+    if record.type == "branch_summary":
+        # pi writes these when /tree leaves a branch; the model reads them as pi's framed user text.
+        return BranchSummaryMessage(
+            summary=str(data.get("summary", "")), from_id=str(data.get("fromId") or "root")
+        )
     if record.type == "custom_message":
         return CustomMessage(
             custom_type=data.get("customType", "custom"),
@@ -63,7 +73,8 @@ def build_context(store: SessionStore, leaf_id: str | None = None) -> SessionCon
             ctx.model_id = record.data.get("modelId")
         elif record.type == "thinking_level_change":
             ctx.thinking_level = record.data.get("thinkingLevel")
-        elif _is_verbatim_compaction(record):
+        elif record.type == "compaction":
+            # Atomic's verbatim compactions and pi's summary compactions both cut the history here.
             compaction_index = index
 
     start = 0
@@ -73,7 +84,9 @@ def build_context(store: SessionStore, leaf_id: str | None = None) -> SessionCon
             ContextItem(
                 compaction["id"],
                 CompactionSummaryMessage(
-                    summary=compaction.get("summary", ""), tokens_before=compaction.get("tokensBefore", 0)
+                    summary=str(compaction.get("summary", "")),
+                    tokens_before=_int_or_zero(compaction.get("tokensBefore")),
+                    verbatim=_is_verbatim_compaction(path[compaction_index]),
                 ),
             )
         )

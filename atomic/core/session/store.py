@@ -13,12 +13,14 @@ is one `write`, and message entries are fsynced.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from atomic.core.atomic_io import json_text
 from atomic.core.ids import file_stamp, iso_now, short_id, uuid7
 
 SESSION_VERSION = 3
@@ -109,7 +111,8 @@ class SessionStore:
                     parent_id=data.get("parentId"),
                     type=str(data["type"]),
                     timestamp=str(data.get("timestamp", "")),
-                    raw=line,
+                    # Trimmed of JSON whitespace (a CRLF file's \r) so it can be spliced into output.
+                    raw=line.strip(" \t\r"),
                 )
             except (ValueError, KeyError, TypeError) as exc:
                 where = "last line (torn write)" if number - 1 == last else f"line {number}"
@@ -165,7 +168,7 @@ class SessionStore:
             "timestamp": iso_now(),
         }
         entry.update(fields)
-        raw = json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
+        raw = json_text(entry)
         record = EntryRecord(entry["id"], entry["parentId"], entry_type, entry["timestamp"], raw, entry)
         self._add(record)
         self.leaf_id = record.id
@@ -174,7 +177,7 @@ class SessionStore:
 
     def append_existing(self, entry: dict[str, Any]) -> None:
         """Copy an entry from another session verbatim (fork/clone keep ids, parents and times)."""
-        raw = json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
+        raw = json_text(entry)
         record = EntryRecord(entry["id"], entry.get("parentId"), entry["type"], entry.get("timestamp", ""), raw, entry)
         self._add(record)
         self.leaf_id = record.id
@@ -187,36 +190,55 @@ class SessionStore:
             # Defer creating the file until there is a message worth keeping.
             if record.type not in ("message", "compaction", "custom", "session_info", "label"):
                 return
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            lines = [json.dumps(self.header, ensure_ascii=False, separators=(",", ":"))]
-            lines.extend(r.raw for r in self.records)
-            self._write("\n".join(lines) + "\n", sync=True, mode="x")
-            self._written = True
+            self._create_file()
             return
         prefix = "\n" if self._needs_newline else ""
+        self._write((prefix + record.raw + "\n").encode("utf-8"), sync=sync)
         self._needs_newline = False
-        self._write(prefix + record.raw + "\n", sync=sync)
 
-    def _write(self, text: str, *, sync: bool, mode: str = "a") -> None:
+    def _create_file(self) -> None:
+        """Write the header and every buffered entry as a new file, all or nothing."""
         assert self.path is not None
-        flags = os.O_WRONLY | os.O_CREAT | (os.O_EXCL if mode == "x" else os.O_APPEND)
-        fd = os.open(self.path, flags, 0o600)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        lines = [json_text(self.header)]
+        lines.extend(r.raw for r in self.records)
+        # Encoded before the file exists, so bad text can never leave an empty or partial file behind.
+        data = ("\n".join(lines) + "\n").encode("utf-8")
+        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         try:
-            os.write(fd, text.encode("utf-8"))
+            self._write_all(fd, data)
+            os.fsync(fd)
+        except BaseException:
+            os.close(fd)
+            # A failed first write (disk full, I/O error) removes the file: a later append retries.
+            with contextlib.suppress(OSError):
+                os.unlink(self.path)
+            raise
+        os.close(fd)
+        self._written = True
+
+    def _write(self, data: bytes, *, sync: bool) -> None:
+        assert self.path is not None
+        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            self._write_all(fd, data)
             if sync:
                 os.fsync(fd)
         finally:
             os.close(fd)
 
+    @staticmethod
+    def _write_all(fd: int, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            written = os.write(fd, view)
+            view = view[written:]
+
     def flush(self) -> None:
         """Write the file now even if no message exists yet (used by fork/clone/export)."""
         if self.path is None or self._written:
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        lines = [json.dumps(self.header, ensure_ascii=False, separators=(",", ":"))]
-        lines.extend(r.raw for r in self.records)
-        self._write("\n".join(lines) + "\n", sync=True, mode="x")
-        self._written = True
+        self._create_file()
 
     # ------------------------------------------------------------------ navigation
 
@@ -248,6 +270,14 @@ class SessionStore:
                 raise KeyError(f"Unknown entry id: {cursor}")
             start = self.position[cursor] + 1
         return [r.data for r in self.records[start:]]
+
+    def raw_since(self, cursor: str | None) -> list[str]:
+        """The stored JSON lines of the entries after `cursor` (all when None), as `entries_since`."""
+        if cursor is None:
+            return [r.raw for r in self.records]
+        if cursor not in self.position:
+            raise KeyError(f"Unknown entry id: {cursor}")
+        return [r.raw for r in self.records[self.position[cursor] + 1 :]]
 
     def children(self) -> dict[str | None, list[str]]:
         if self._children_cache is None:

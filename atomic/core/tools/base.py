@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from atomic.core.messages import ImageContent, TextContent
 
@@ -19,10 +19,21 @@ class ToolError(Exception):
     """A tool failure whose message is shown to the model as an error result."""
 
 
+@dataclass(frozen=True)
+class FileChange:
+    """What a write or edit did to one file, for frontends that show diffs (ACP). Never persisted."""
+
+    path: Path  # absolute
+    old_text: str | None  # None: the file did not exist (or was not text)
+    new_text: str
+
+
 @dataclass
 class ToolOutput:
     content: list[TextContent | ImageContent]
     details: Any = None
+    # In-process only: not part of the tool result the model or the session file sees.
+    file_change: FileChange | None = None
 
     @classmethod
     def text(cls, text: str, details: Any = None) -> ToolOutput:
@@ -30,6 +41,18 @@ class ToolOutput:
 
     def to_wire(self) -> dict[str, Any]:
         return {"content": [b.to_wire() for b in self.content], "details": self.details}
+
+
+class EditorFiles(Protocol):
+    """Files as the user's editor has them, unsaved changes included (ACP's `fs/*` methods).
+
+    read, write and edit go through it for the paths it covers, so the model sees what the user
+    sees and the editor tracks the change. Failures raise ToolError.
+    """
+
+    def covers(self, path: Path) -> bool: ...
+    async def read_text(self, path: Path) -> str: ...
+    async def write_text(self, path: Path, text: str) -> None: ...
 
 
 @dataclass
@@ -44,6 +67,11 @@ class ToolContext:
     # Whether the active model accepts images (read omits image blocks otherwise).
     supports_images: bool = True
     env: dict[str, str] = field(default_factory=dict)
+    editor_files: EditorFiles | None = None
+
+    def editor_for(self, path: Path) -> EditorFiles | None:
+        """The editor's view of `path` when a frontend offers one that covers it."""
+        return self.editor_files if self.editor_files is not None and self.editor_files.covers(path) else None
 
 
 class Tool:

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from atomic.core.tools.base import Tool, ToolContext, ToolError, ToolOutput
+from atomic.core.tools.base import FileChange, Tool, ToolContext, ToolError, ToolOutput
 from atomic.core.tools.edit_diff import (
     EditApplyError,
     TextEdit,
@@ -108,25 +108,38 @@ class EditTool(Tool):
             raise ToolError(f"{_INVALID_INPUT} path is required.")
         edits = parse_edits(args)
         path = resolve_path(raw_path, ctx.cwd)
+        editor = ctx.editor_for(path)
         async with file_mutation_lock(path):
-            return await asyncio.to_thread(self._edit_file, path, raw_path, edits)
+            if editor is None:
+                return await asyncio.to_thread(self._edit_file, path, raw_path, edits)
+            original = await editor.read_text(path)
+            final, output = _apply(original, path, raw_path, edits)
+            await editor.write_text(path, final)
+            return output
 
     @staticmethod
     def _edit_file(path: Path, display: str, edits: list[TextEdit]) -> ToolOutput:
-        original = _read_text(path, display)
-        bom, body = split_bom(original)
-        line_ending = detect_line_ending(body)
-        try:
-            base, updated = apply_edits(normalize_to_lf(body), edits, display)
-        except EditApplyError as exc:
-            raise ToolError(str(exc)) from None
-        final = bom + restore_line_endings(updated, line_ending)
+        final, output = _apply(_read_text(path, display), path, display, edits)
         try:
             write_preserving_mode(path, final.encode("utf-8"))
         except OSError as exc:
             raise ToolError(f"Could not edit file: {display}. {exc.strerror or exc}") from None
-        diff = compute_diff(base, updated)
-        return ToolOutput.text(
-            f"Successfully replaced {len(edits)} block(s) in {display}.",
-            {"diff": diff.diff, "firstChangedLine": diff.first_changed_line},
-        )
+        return output
+
+
+def _apply(original: str, path: Path, display: str, edits: list[TextEdit]) -> tuple[str, ToolOutput]:
+    """The file's new text and the tool's report, keeping its BOM and line endings."""
+    bom, body = split_bom(original)
+    line_ending = detect_line_ending(body)
+    try:
+        base, updated = apply_edits(normalize_to_lf(body), edits, display)
+    except EditApplyError as exc:
+        raise ToolError(str(exc)) from None
+    final = bom + restore_line_endings(updated, line_ending)
+    diff = compute_diff(base, updated)
+    output = ToolOutput.text(
+        f"Successfully replaced {len(edits)} block(s) in {display}.",
+        {"diff": diff.diff, "firstChangedLine": diff.first_changed_line},
+    )
+    output.file_change = FileChange(path=path.absolute(), old_text=original, new_text=final)
+    return final, output

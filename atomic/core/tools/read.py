@@ -132,12 +132,23 @@ class ReadTool(Tool):
         offset = _optional_int(args, "offset", 1)
         limit = _optional_int(args, "limit", 1)
         path = resolve_read_path(raw_path, ctx.cwd)
+        editor = ctx.editor_for(path)
+        if editor is not None and not _looks_like_image(path):
+            return format_text_read(await editor.read_text(path), raw_path, offset, limit)
         data = await asyncio.to_thread(_read_bytes, path)
 
         mime = detect_image_mime(data[:16])
         if mime is not None:
             return _image_output(path, data, mime, ctx.supports_images)
         return format_text_read(data.decode("utf-8", errors="replace"), raw_path, offset, limit)
+
+
+_IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp"})
+
+
+def _looks_like_image(path: Path) -> bool:
+    # Images are attached from disk; an editor's text view of them would be useless.
+    return path.suffix.lower() in _IMAGE_SUFFIXES
 
 
 def _read_bytes(path: Path) -> bytes:

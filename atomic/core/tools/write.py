@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from atomic.core.atomic_io import write_atomic
-from atomic.core.tools.base import Tool, ToolContext, ToolError, ToolOutput
+from atomic.core.tools.base import FileChange, Tool, ToolContext, ToolError, ToolOutput
 from atomic.core.tools.file_locks import file_mutation_lock
 from atomic.core.tools.path_utils import resolve_path
 
@@ -27,6 +27,20 @@ def write_preserving_mode(path: Path, data: bytes) -> None:
     if target.is_dir():
         raise ToolError(f"Cannot write {path}: it is a directory")
     write_atomic(target, data, mode=mode)
+
+
+# Frontends show a diff against the old text; past this size they get none (the write still happens).
+_DIFF_SOURCE_LIMIT = 4 * 1024 * 1024
+
+
+def _previous_text(path: Path) -> str | None:
+    """The file's text before the write, when it is a readable text file of reasonable size."""
+    try:
+        if not path.is_file() or path.stat().st_size > _DIFF_SOURCE_LIMIT:
+            return None
+        return path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def _read_umask() -> int:
@@ -67,11 +81,25 @@ class WriteTool(Tool):
             raise ToolError("content must be a string")
         path = resolve_path(raw_path, ctx.cwd)
         data = content.encode("utf-8")
+        editor = ctx.editor_for(path)
+        if editor is not None:
+            async with file_mutation_lock(path):
+                try:
+                    previous: str | None = await editor.read_text(path)
+                except ToolError:
+                    previous = None  # a new file
+                await editor.write_text(path, content)
+            output = ToolOutput.text(f"Successfully wrote {len(data)} bytes to {raw_path}")
+            output.file_change = FileChange(path=path.absolute(), old_text=previous, new_text=content)
+            return output
         async with file_mutation_lock(path):
             try:
+                old_text = await asyncio.to_thread(_previous_text, path)
                 await asyncio.to_thread(write_preserving_mode, path, data)
             except ToolError:
                 raise
             except OSError as exc:
                 raise ToolError(f"Could not write {raw_path}: {exc.strerror or exc}") from None
-        return ToolOutput.text(f"Successfully wrote {len(data)} bytes to {raw_path}")
+        output = ToolOutput.text(f"Successfully wrote {len(data)} bytes to {raw_path}")
+        output.file_change = FileChange(path=path.absolute(), old_text=old_text, new_text=content)
+        return output

@@ -29,6 +29,47 @@ def _tilde(path: str) -> str:
     return "~" + path[len(home) :] if path == home or path.startswith(home + "/") else path
 
 
+# A result starting with this is shown as a line in the conversation rather than as a toast.
+NOTE_PREFIX = "note:"
+
+
+def select_provider_model(session: Any, provider: str) -> Any:
+    """After a login: the provider's default model becomes the current one (and the saved default), unless a
+    model of that provider is already in use. None when the provider has no usable model."""
+    current = session.model
+    if current is not None and current.provider == provider and session.has_auth(current):
+        return current
+    own = [m for m in session.available_models() if m.provider == provider]
+    if not own:
+        return None
+    preferred = session.registry.default_model_id(provider)
+    model = next((m for m in own if m.id == preferred), own[0])
+    session.set_model(model.provider, model.id, persist=True)
+    return model
+
+
+def logout_text(session: Any, provider: str) -> str:
+    """What a logout changes for the next message."""
+    done = f"Logged out of {provider}: its stored key is removed."
+    current = session.model
+    if current is None or current.provider != provider:
+        return done
+    status = session.registry.auth_status(provider)
+    if session.has_auth(current):
+        source = f"${status['label']}" if status.get("label") else str(status.get("source") or "another source")
+        return f"{done} {current.id} still gets a key from {source}, so it keeps working."
+    others = {m.key for m in session.available_models() if m.provider != provider}
+    if others:
+        count = len(others)
+        return (
+            f"{done} {current.id} has no key now: the next message is refused until you pick another model "
+            f"(ctrl+l, {count} available) or /login again."
+        )
+    env = session.registry.env_var_for(provider)
+    hint = f"/login or set ${env}" if env else "/login"
+    return f"{done} No model has a key now: {hint} to keep chatting."
+
+
 def describe_status(status: dict[str, Any]) -> tuple[str, str]:
     """(text, style) for a provider's auth status."""
     if not status.get("configured"):
@@ -99,7 +140,7 @@ class LoginScreen(PickerScreen):
     async def choose(self, option_id: str) -> None:
         if self.mode == "logout":
             self.session.logout_provider(option_id)
-            self.dismiss(f"Logged out of {option_id} (stored key removed)")
+            self.dismiss(NOTE_PREFIX + logout_text(self.session, option_id))
             return
         self._ask_for_key(option_id)
 
@@ -153,7 +194,12 @@ class LoginScreen(PickerScreen):
             return
         try:
             self.session.login_provider(provider, key)
+            model = select_provider_model(self.session, provider)
         except Exception as exc:
             self.notify(str(exc), title="Login failed", severity="error")
             return
-        self.dismiss(f"Logged in to {provider}")
+        if model is None:
+            text = f"Logged in to {provider}, but it has no models to use: add some in models.json."
+        else:
+            text = f"Logged in to {provider}. Using {model.name or model.id} ({provider}/{model.id}); ctrl+l picks another."
+        self.dismiss(NOTE_PREFIX + text)

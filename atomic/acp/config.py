@@ -1,0 +1,86 @@
+"""The session's settings as ACP config options (model, thinking level, approvals) and legacy modes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from acp import RequestError
+from acp.schema import SessionConfigOptionSelect, SessionConfigSelectOption, SessionMode, SessionModeState
+
+from atomic.core.engine.session import AgentSession
+from atomic.core.permissions import PERMISSION_MODES
+
+MODEL_OPTION = "model"
+THOUGHT_OPTION = "thought_level"
+MODE_OPTION = "mode"
+
+_MODE_NAMES = {"ask": "Ask before edits and commands", "accept-edits": "Accept edits", "yolo": "Never ask"}
+
+
+def _model_value(provider: str, model_id: str) -> str:
+    return f"{provider}/{model_id}"
+
+
+def config_options(engine: AgentSession) -> list[Any]:
+    models = engine.available_models()
+    current = engine.model
+    model_values = [SessionConfigSelectOption(value=_model_value(m.provider, m.id), name=m.name or m.id,
+                                              description=m.provider) for m in models]
+    current_model = _model_value(current.provider, current.id) if current else ""
+    if current is not None and all(o.value != current_model for o in model_values):
+        model_values.insert(0, SessionConfigSelectOption(value=current_model, name=current.name or current.id))
+    levels = engine.supported_levels()
+    return [
+        SessionConfigOptionSelect(
+            id=MODEL_OPTION, name="Model", category="model", type="select",
+            current_value=current_model, options=model_values,
+        ),
+        SessionConfigOptionSelect(
+            id=THOUGHT_OPTION, name="Thinking", category="thought_level", type="select",
+            current_value=engine.thinking_level,
+            options=[SessionConfigSelectOption(value=level, name=level) for level in levels],
+        ),
+        SessionConfigOptionSelect(
+            id=MODE_OPTION, name="Approvals", category="mode", type="select",
+            current_value=engine.permissions.mode,
+            options=[SessionConfigSelectOption(value=mode, name=_MODE_NAMES[mode]) for mode in PERMISSION_MODES],
+        ),
+    ]
+
+
+def thinking_modes(engine: AgentSession) -> SessionModeState:
+    """The thinking levels again as legacy modes, for clients that read only `modes` (Toad)."""
+    return SessionModeState(
+        current_mode_id=engine.thinking_level,
+        available_modes=[SessionMode(id=level, name=level) for level in engine.supported_levels()],
+    )
+
+
+def apply_option(engine: AgentSession, config_id: str, value: object) -> None:
+    if not isinstance(value, str):
+        raise RequestError.invalid_params({"details": f"{config_id} takes a string value"})
+    if config_id == MODEL_OPTION:
+        provider, _, model_id = value.partition("/")
+        if not model_id:
+            raise RequestError.invalid_params({"details": f"Unknown model {value!r}: use provider/model-id"})
+        try:
+            engine.set_model(provider, model_id)
+        except Exception as exc:
+            raise RequestError.invalid_params({"details": str(exc)}) from exc
+    elif config_id == THOUGHT_OPTION:
+        apply_thinking_level(engine, value)
+    elif config_id == MODE_OPTION:
+        try:
+            engine.set_permission_mode(value)
+        except ValueError as exc:
+            raise RequestError.invalid_params({"details": str(exc)}) from exc
+    else:
+        raise RequestError.invalid_params({"details": f"Unknown config option {config_id!r}"})
+
+
+def apply_thinking_level(engine: AgentSession, level: str) -> None:
+    if level not in engine.supported_levels():
+        raise RequestError.invalid_params(
+            {"details": f"Thinking level {level!r} is not supported by this model: {engine.supported_levels()}"}
+        )
+    engine.set_thinking_level(level)

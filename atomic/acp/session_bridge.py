@@ -1,0 +1,226 @@
+"""One ACP session over one engine session: engine events become `session/update` notifications.
+
+Events arrive synchronously from the engine; updates are queued and sent in order by one task, so a
+prompt's answer can wait until every update before it has been written.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from pathlib import Path
+from typing import Any
+
+from acp import helpers
+from acp.schema import (
+    AvailableCommand,
+    AvailableCommandsUpdate,
+    ConfigOptionUpdate,
+    Cost,
+    CurrentModeUpdate,
+    PermissionOption,
+    SessionInfoUpdate,
+    ToolCallUpdate,
+    UsageUpdate,
+)
+
+from atomic.acp.config import config_options
+from atomic.acp.tool_view import (
+    diff_content,
+    result_text,
+    text_content,
+    tool_kind,
+    tool_locations,
+    tool_title,
+)
+from atomic.core import events as ev
+from atomic.core.engine.session import AgentSession
+from atomic.core.messages import AssistantMessage
+from atomic.core.permissions import ApprovalRequest, Decision, needs_approval
+
+# Built-in slash commands an editor can offer; the rest come from templates, skills and extensions.
+BUILTIN_COMMANDS: tuple[tuple[str, str], ...] = (
+    ("compact", "Compact the conversation to free context"),
+    ("name", "Name this session: /name <name>"),
+)
+# bash output sent per update is capped: editors show the tail, the model gets the full result.
+_STREAMED_OUTPUT_LIMIT = 64 * 1024
+
+_PERMISSION_OPTIONS = [
+    PermissionOption(option_id="allow_once", name="Allow", kind="allow_once"),
+    PermissionOption(option_id="allow_always", name="Always allow", kind="allow_always"),
+    PermissionOption(option_id="reject_once", name="Reject", kind="reject_once"),
+    PermissionOption(option_id="reject_always", name="Always reject", kind="reject_always"),
+]
+
+
+class SessionBridge:
+    def __init__(self, conn: Any, engine: AgentSession, session_id: str) -> None:
+        self.conn = conn
+        self.engine = engine
+        self.session_id = session_id
+        self.cwd = Path(engine.cwd)
+        self._queue: asyncio.Queue[Any] = asyncio.Queue()
+        self._sender = asyncio.ensure_future(self._send_loop())
+        self._settled: asyncio.Future[None] | None = None
+        self.cancelled = False
+        self.prompt_lock = asyncio.Lock()
+        self._unsubscribe = engine.subscribe(self._on_event)
+        engine.permissions.approver = self._approve
+
+    # ------------------------------------------------------------------ sending
+
+    async def _send_loop(self) -> None:
+        while True:
+            update = await self._queue.get()
+            try:
+                await self.conn.session_update(session_id=self.session_id, update=update)
+            except Exception:  # a client that went away must not stop the engine
+                pass
+            finally:
+                self._queue.task_done()
+
+    def send(self, update: Any) -> None:
+        self._queue.put_nowait(update)
+
+    async def flush(self) -> None:
+        await self._queue.join()
+
+    async def close(self) -> None:
+        self._unsubscribe()
+        self.engine.permissions.approver = None
+        await self.flush()
+        self._sender.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._sender
+
+    # ------------------------------------------------------------------ state updates
+
+    def send_config(self) -> None:
+        self.send(ConfigOptionUpdate(session_update="config_option_update", config_options=config_options(self.engine)))
+
+    def send_commands(self) -> None:
+        items: list[dict[str, Any]] = []
+        if self.engine.extensions is not None:
+            items.extend(self.engine.extensions.command_items())
+        if self.engine.resources is not None:
+            items.extend(self.engine.resources.commands())
+        commands = [AvailableCommand(name=name, description=text) for name, text in BUILTIN_COMMANDS]
+        commands += [AvailableCommand(name=str(i["name"]), description=str(i.get("description") or i["name"]))
+                     for i in items]
+        self.send(AvailableCommandsUpdate(session_update="available_commands_update", available_commands=commands))
+
+    def send_usage(self) -> None:
+        usage = self.engine.context_usage()
+        if usage is None:
+            return
+        cost = self.engine.session_stats()["cost"]
+        self.send(UsageUpdate(
+            session_update="usage_update",
+            used=int(usage.get("tokens") or 0),
+            size=int(usage.get("contextWindow") or 0),
+            cost=Cost(amount=float(cost), currency="USD"),
+        ))
+
+    # ------------------------------------------------------------------ events
+
+    def _on_event(self, event: ev.Event) -> None:
+        if isinstance(event, ev.MessageUpdate):
+            self._on_delta(event.assistant_message_event)
+        elif isinstance(event, ev.MessageEnd) and isinstance(event.message, AssistantMessage):
+            self.send_usage()
+        elif isinstance(event, ev.ToolExecutionStart):
+            self._on_tool_start(event)
+        elif isinstance(event, ev.ToolExecutionUpdate):
+            output = result_text(event.partial_result)[-_STREAMED_OUTPUT_LIMIT:]
+            self.send(helpers.update_tool_call(event.tool_call_id, status="in_progress",
+                                               content=text_content(output)))
+        elif isinstance(event, ev.ToolExecutionEnd):
+            self._on_tool_end(event)
+        elif isinstance(event, ev.SessionInfoChanged):
+            self.send(SessionInfoUpdate(session_update="session_info_update", title=event.name))
+        elif isinstance(event, ev.ThinkingLevelChanged):
+            self.send(CurrentModeUpdate(session_update="current_mode_update", current_mode_id=event.level))
+            self.send_config()
+        elif isinstance(event, ev.ModelChanged | ev.PermissionModeChanged):
+            self.send_config()
+        elif isinstance(event, ev.AgentSettled) and self._settled is not None and not self._settled.done():
+            self._settled.set_result(None)
+
+    def _on_delta(self, delta: ev.AssistantMessageEvent) -> None:
+        if not delta.delta:
+            return
+        if delta.type == "text_delta":
+            self.send(helpers.update_agent_message_text(delta.delta))
+        elif delta.type == "thinking_delta":
+            self.send(helpers.update_agent_thought_text(delta.delta))
+
+    def _on_tool_start(self, event: ev.ToolExecutionStart) -> None:
+        args = event.args if isinstance(event.args, dict) else {}
+        self.send(helpers.start_tool_call(
+            event.tool_call_id,
+            tool_title(event.tool_name, args),
+            kind=tool_kind(event.tool_name),
+            status="pending",
+            locations=tool_locations(self.cwd, event.tool_name, args),
+            raw_input=args,
+        ))
+        if not needs_approval(self.engine.permissions.mode, event.tool_name):
+            self.send(helpers.update_tool_call(event.tool_call_id, status="in_progress"))
+
+    def _on_tool_end(self, event: ev.ToolExecutionEnd) -> None:
+        change = event.file_change
+        content = diff_content(change) if change is not None and not event.is_error else text_content(
+            result_text(event.result)
+        )
+        self.send(helpers.update_tool_call(
+            event.tool_call_id,
+            status="failed" if event.is_error else "completed",
+            content=content,
+            raw_output=event.result,
+        ))
+
+    # ------------------------------------------------------------------ approvals
+
+    async def _approve(self, request: ApprovalRequest) -> Decision:
+        await self.flush()  # the client knows the tool call before it is asked about it
+        tool_call = ToolCallUpdate(
+            tool_call_id=request.tool_call_id,
+            title=request.title,
+            kind=tool_kind(request.tool_name),
+            status="pending",
+            raw_input=request.args,
+        )
+        response = await self.conn.request_permission(
+            session_id=self.session_id, tool_call=tool_call, options=_PERMISSION_OPTIONS
+        )
+        outcome = response.outcome
+        option = outcome.option_id if outcome.outcome == "selected" else "reject_once"
+        decision: Decision = option if option in ("allow_once", "allow_always", "reject_always") else "reject_once"
+        if decision.startswith("allow"):
+            self.send(helpers.update_tool_call(request.tool_call_id, status="in_progress"))
+        return decision
+
+    # ------------------------------------------------------------------ prompting
+
+    def expect_settle(self) -> asyncio.Future[None]:
+        self._settled = asyncio.get_running_loop().create_future()
+        return self._settled
+
+    def stop_reason(self) -> tuple[str, str | None]:
+        """ACP's stop reason for the finished run, and an error message when it failed."""
+        if self.cancelled:
+            return "cancelled", None
+        last = next((m for m in reversed(self.engine.context_messages()) if isinstance(m, AssistantMessage)), None)
+        if last is None:
+            return "end_turn", None
+        if last.stop_reason == "aborted":
+            return "cancelled", None
+        if last.stop_reason == "length":
+            return "max_tokens", None
+        if last.stop_reason == "error":
+            message = last.error_message or "The model request failed"
+            if "refus" in message.lower():
+                return "refusal", None
+            return "error", message
+        return "end_turn", None

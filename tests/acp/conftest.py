@@ -1,0 +1,119 @@
+"""Drive `atomic --mode acp` in a subprocess with the ACP SDK's own client side."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from acp import RequestError
+from acp.schema import (
+    AllowedOutcome,
+    DeniedOutcome,
+    ReadTextFileResponse,
+    RequestPermissionResponse,
+    WriteTextFileResponse,
+)
+
+
+class RecordingClient:
+    """An ACP client that records every session update and answers permission requests from a list."""
+
+    def __init__(self) -> None:
+        self.updates: list[Any] = []
+        self.permission_requests: list[Any] = []
+        self.permission_answers: list[str] = []
+        # The editor's unsaved buffers, by absolute path; writes land here, not on disk.
+        self.buffers: dict[str, str] = {}
+
+    async def read_text_file(self, session_id: str, path: str, line: int | None = None, limit: int | None = None,
+                             **_kwargs: Any) -> ReadTextFileResponse:
+        if path not in self.buffers:
+            raise RequestError.resource_not_found(path)
+        return ReadTextFileResponse(content=self.buffers[path])
+
+    async def write_text_file(self, session_id: str, path: str, content: str,
+                              **_kwargs: Any) -> WriteTextFileResponse:
+        self.buffers[path] = content
+        return WriteTextFileResponse()
+
+    async def session_update(self, session_id: str, update: Any, **_kwargs: Any) -> None:
+        self.updates.append(update)
+
+    async def request_permission(self, session_id: str, tool_call: Any, options: list[Any],
+                                 **_kwargs: Any) -> RequestPermissionResponse:
+        self.permission_requests.append((tool_call, options))
+        if not self.permission_answers:
+            return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+        return RequestPermissionResponse(
+            outcome=AllowedOutcome(outcome="selected", option_id=self.permission_answers.pop(0))
+        )
+
+    def on_connect(self, _conn: Any) -> None:
+        pass
+
+    def of_kind(self, kind: str) -> list[Any]:
+        return [u for u in self.updates if u.session_update == kind]
+
+    def text(self, kind: str = "agent_message_chunk") -> str:
+        return "".join(u.content.text for u in self.of_kind(kind))
+
+
+ScriptWriter = Callable[[list[dict[str, Any]]], Path]
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    folder = tmp_path / "project"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def acp_env(isolated_home: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env["ATOMIC_CODING_AGENT_DIR"] = str(isolated_home)
+    env["ATOMIC_TEST"] = "1"
+    return env
+
+
+@pytest.fixture
+def write_script(tmp_path: Path) -> ScriptWriter:
+    counter = iter(range(1_000_000))
+
+    def write(responses: list[dict[str, Any]]) -> Path:
+        path = tmp_path / f"acp-script-{next(counter)}.json"
+        path.write_text(json.dumps(responses), encoding="utf-8")
+        return path
+
+    return write
+
+
+@asynccontextmanager
+async def acp_agent(env: dict[str, str], script: Path, *extra: str) -> AsyncIterator[tuple[Any, RecordingClient, Any]]:
+    from acp.stdio import spawn_agent_process
+
+    client = RecordingClient()
+    run_env = dict(env)
+    run_env["ATOMIC_SCRIPT"] = str(script)
+    async with spawn_agent_process(
+        client, sys.executable, "-m", "atomic", "--mode", "acp", "--provider", "scripted", *extra, env=run_env
+    ) as (conn, process):
+        yield conn, client, process
+    if process.returncode is None:
+        process.kill()
+        await process.wait()
+
+
+async def wait_until(predicate: Callable[[], bool], timeout: float = 10.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        assert loop.time() < deadline, "condition not reached"
+        await asyncio.sleep(0.02)

@@ -1,0 +1,38 @@
+"""The SSE reader the Anthropic provider streams with: framing details real servers use."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+
+from atomic.core.providers.sse import iter_sse_data
+
+
+async def read(chunks: list[bytes]) -> list[str]:
+    async def source() -> AsyncIterator[bytes]:
+        for chunk in chunks:
+            yield chunk
+
+    return [data async for data in iter_sse_data(source())]
+
+
+async def test_event_names_comments_and_ids_are_skipped() -> None:
+    body = b'event: ping\ndata: {"type": "ping"}\n\n: keep-alive\n\nid: 7\nretry: 10\ndata:{"a":1}\n\n'
+    assert await read([body]) == ['{"type": "ping"}', '{"a":1}']
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 5, 64])
+async def test_chunks_split_anywhere_even_inside_a_character(size: int) -> None:
+    body = 'event: x\r\ndata: {"text": "Olá 👋"}\r\n\r\ndata: line one\ndata: line two\n\n'.encode()
+    chunks = [body[i : i + size] for i in range(0, len(body), size)]
+    assert await read(chunks) == ['{"text": "Olá 👋"}', "line one\nline two"]
+
+
+async def test_data_without_its_closing_blank_line_is_still_read() -> None:
+    assert await read([b'data: {"type": "message_stop"}']) == ['{"type": "message_stop"}']
+    assert await read([b'data: {"a": 1}\n']) == ['{"a": 1}']
+
+
+async def test_invalid_utf8_becomes_a_replacement_character() -> None:
+    assert await read([b"data: \xff\xfe ok\n\n"]) == ["\ufffd\ufffd ok"]
