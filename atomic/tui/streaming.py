@@ -128,10 +128,10 @@ def _is_plain_blank(strip: Strip, base: Style) -> bool:
 
 def _code_pad(strip: Strip, base: Style | None) -> int:
     """1 for a line of a code block (it starts with a coloured padding cell), else 0."""
-    segments = list(strip)
-    if not segments or not segments[0].text.startswith(" "):
+    first = next(iter(strip), None)  # called for every painted line: no copy of the segment list
+    if first is None or not first.text.startswith(" "):
         return 0
-    style = segments[0].style
+    style = first.style
     base_bg = base.bgcolor if base is not None else None
     return 1 if style is not None and style.bgcolor is not None and style.bgcolor != base_bg else 0
 
