@@ -53,6 +53,11 @@ def build_parser() -> argparse.ArgumentParser:
     res.add_argument("-nc", "--no-context-files", action="store_true", help="skip AGENTS.md / CLAUDE.md")
     res.add_argument("--system-prompt", help="replace the system prompt (text or a file)")
     res.add_argument("--append-system-prompt", action="append", default=[], help="append to the system prompt")
+    trust = res.add_mutually_exclusive_group()
+    trust.add_argument("-a", "--approve", dest="approve", action="store_const", const=True, default=None,
+                       help="trust this project for this run (its .mcp.json servers may start)")
+    trust.add_argument("-na", "--no-approve", dest="approve", action="store_const", const=False,
+                       help="do not trust this project for this run")
     res.add_argument("--permission-mode", choices=["ask", "accept-edits", "yolo"], default=None,
                      help="which tool calls need your approval: ask (bash, write, edit, MCP), accept-edits "
                      "(bash, MCP) or yolo (none; the default outside ACP)")
@@ -118,6 +123,7 @@ def options_from_args(args: argparse.Namespace, extra_flags: dict[str, Any]) -> 
         no_prompt_templates=args.no_prompt_templates,
         prompt_templates=args.prompt_template,
         extension_flags=extra_flags,
+        approve=args.approve,
         permission_mode=args.permission_mode,
     )
 
@@ -203,10 +209,17 @@ async def _open(options: Any) -> Any:
         return None
 
 
+def _notices_to_stderr(session: Any) -> None:
+    """Non-interactive modes: MCP start failures and skipped project servers, one line each on stderr."""
+    if session.mcp is not None:
+        session.mcp.set_notice_sink(lambda line: print(f"atomic: {line}", file=sys.stderr, flush=True))
+
+
 async def _rpc(options: Any) -> int:
     session = await _open(options)
     if session is None:
         return 1
+    _notices_to_stderr(session)
     from atomic.rpc.server import run_rpc
 
     return await run_rpc(session)
@@ -225,6 +238,7 @@ async def _print_mode(options: Any, messages: list[str], *, json_mode: bool) -> 
     session = await _open(options)
     if session is None:
         return 1
+    _notices_to_stderr(session)
     if json_mode:
         print(json.dumps(session.store.header), flush=True)
         session.subscribe(lambda event: print(json.dumps(event.to_wire(), ensure_ascii=False), flush=True))

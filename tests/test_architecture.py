@@ -61,7 +61,7 @@ def test_rpc_mode_startup_loads_neither_textual_nor_provider_sdks() -> None:
         "import atomic.rpc.server\n"
         "args, _ = build_parser().parse_known_args(['--mode', 'rpc', '--provider', 'scripted', '--no-session'])\n"
         "asyncio.run(create_session(options_from_args(args, {})))\n"
-        "loaded = [m for m in ('textual', 'anthropic', 'openai', 'rich', 'acp') if m in sys.modules]\n"
+        "loaded = [m for m in ('textual', 'anthropic', 'openai', 'rich', 'mcp', 'acp') if m in sys.modules]\n"
         "print(','.join(loaded))\n"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

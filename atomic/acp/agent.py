@@ -13,7 +13,6 @@ from acp import PROTOCOL_VERSION, RequestError
 from acp.schema import (
     AgentCapabilities,
     AuthenticateResponse,
-    AuthMethodTerminal,
     CloseSessionResponse,
     Implementation,
     InitializeResponse,
@@ -31,6 +30,7 @@ from acp.schema import (
     SessionResumeCapabilities,
     SetSessionConfigOptionResponse,
     SetSessionModeResponse,
+    TerminalAuthMethod,
 )
 
 from atomic import __version__
@@ -79,7 +79,7 @@ class AtomicAcpAgent:
                 ),
             ),
             auth_methods=[] if await asyncio.to_thread(self._has_usable_model) else [
-                AuthMethodTerminal(
+                TerminalAuthMethod(
                     id="atomic-login", name="Log in to a model provider", type="terminal", args=[],
                     description="Opens Atomic in a terminal; its guided start stores a key with /login.",
                 )
@@ -101,15 +101,25 @@ class AtomicAcpAgent:
 
     # ------------------------------------------------------------------ sessions
 
-    async def _open(self, cwd: str, *, session_file: Path | None = None) -> SessionBridge:
+    async def _open(
+        self, cwd: str, *, session_file: Path | None = None, mcp_servers: list[Any] | None = None
+    ) -> SessionBridge:
         from atomic.core.engine.factory import StartupError, create_session
+        from atomic.core.mcp.config import parse_acp_servers
 
         folder = Path(cwd)
         if not folder.is_absolute() or not folder.is_dir():
             raise RequestError.invalid_params({"details": f"cwd must be an existing absolute folder: {cwd}"})
+        # The editor's MCP servers join the user's own; like them, they need no project trust.
+        servers, problems = parse_acp_servers(
+            [s.model_dump(mode="json", by_alias=True, exclude_none=True) for s in mcp_servers or []]
+        )
+        for problem in problems:
+            _log(problem)
         options = dataclasses.replace(
             self.template, cwd=folder, session=str(session_file) if session_file else None,
             continue_recent=False, fork=None, default_permission_mode="ask",
+            mcp_servers=[*self.template.mcp_servers, *servers],
         )
         try:
             engine = await create_session(options)
@@ -117,6 +127,9 @@ class AtomicAcpAgent:
             raise RequestError.internal_error({"details": str(exc)}) from exc
         for warning in engine.startup_warnings:
             _log(warning)
+        if engine.mcp is not None:
+            # Each server that fails to start is named in one stderr line (stdout is the protocol's).
+            engine.mcp.set_notice_sink(_log)
         if self.client_fs is not None and (self.client_fs.read_text_file or self.client_fs.write_text_file):
             engine.editor_files = ClientFiles(
                 self.conn, engine.store.session_id, folder.resolve(),
@@ -146,7 +159,7 @@ class AtomicAcpAgent:
         bridge.send_usage()
 
     async def new_session(self, cwd: str, mcp_servers: list[Any] | None = None, **_kwargs: Any) -> NewSessionResponse:
-        bridge = await self._open(cwd)
+        bridge = await self._open(cwd, mcp_servers=mcp_servers)
         self._announce(bridge)
         return NewSessionResponse(session_id=bridge.session_id, modes=thinking_modes(bridge.engine),
                                   config_options=config_options(bridge.engine))
@@ -154,7 +167,7 @@ class AtomicAcpAgent:
     async def load_session(self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None,
                            **_kwargs: Any) -> LoadSessionResponse:
         await self._drop(session_id)
-        bridge = await self._open(cwd, session_file=self._find_file(cwd, session_id))
+        bridge = await self._open(cwd, session_file=self._find_file(cwd, session_id), mcp_servers=mcp_servers)
         replay(bridge)
         self._announce(bridge)
         await bridge.flush()
@@ -164,7 +177,7 @@ class AtomicAcpAgent:
                              **_kwargs: Any) -> ResumeSessionResponse:
         bridge = self.sessions.get(session_id)
         if bridge is None:
-            bridge = await self._open(cwd, session_file=self._find_file(cwd, session_id))
+            bridge = await self._open(cwd, session_file=self._find_file(cwd, session_id), mcp_servers=mcp_servers)
             self._announce(bridge)
         return ResumeSessionResponse(modes=thinking_modes(bridge.engine), config_options=config_options(bridge.engine))
 
@@ -234,7 +247,7 @@ class AtomicAcpAgent:
             reason, error = bridge.stop_reason()
             if error is not None:
                 raise RequestError.internal_error({"details": error})
-            return PromptResponse(stop_reason=reason)  # type: ignore[arg-type]
+            return PromptResponse(stop_reason=reason)
 
     async def _builtin_command(self, bridge: SessionBridge, text: str) -> bool:
         engine: AgentSession = bridge.engine

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from acp import helpers
+from acp.schema import ToolCallStatus
 
 from atomic.acp.session_bridge import SessionBridge
 from atomic.acp.tool_view import text_content, tool_kind, tool_locations, tool_title
@@ -48,17 +49,19 @@ def replay(bridge: SessionBridge) -> None:
                 elif isinstance(block, ToolCall):
                     bridge.send(_finished_tool_call(bridge, block, results.get(block.id)))
         elif isinstance(message, BashExecutionMessage):
-            bridge.send(helpers.start_tool_call(
-                f"bash-{message.timestamp}", message.command, kind="execute",
-                status="failed" if message.cancelled or message.exit_code not in (0, None) else "completed",
+            failed = message.cancelled or message.exit_code not in (0, None)
+            bash_status: ToolCallStatus = "failed" if failed else "completed"
+            bash_call = helpers.start_tool_call(
+                f"bash-{message.timestamp}", message.command, kind="execute", status=bash_status,
                 content=text_content(message.output),
-            ))
+            )
+            bridge.send(bash_call)
 
 
 def _finished_tool_call(bridge: SessionBridge, call: ToolCall, result: ToolResultMessage | None) -> Any:
     args = call.arguments if isinstance(call.arguments, dict) else {}
     text = "".join(b.text for b in result.content if isinstance(b, TextContent)) if result else ""
-    status = "failed" if result is None or result.is_error else "completed"
+    status: ToolCallStatus = "failed" if result is None or result.is_error else "completed"
     return helpers.start_tool_call(
         call.id,
         tool_title(call.name, args),

@@ -11,7 +11,7 @@ import asyncio
 import json
 import logging
 import sys
-from typing import Any
+from typing import Any, cast
 
 from atomic.core.engine.options import SessionOptions
 
@@ -58,6 +58,7 @@ async def _pump(source: asyncio.StreamReader, sink: asyncio.StreamReader, writer
 
 async def serve(template: SessionOptions) -> int:
     from acp.agent.connection import AgentSideConnection
+    from acp.interfaces import Agent
     from acp.stdio import stdio_streams
 
     from atomic.acp.agent import AtomicAcpAgent
@@ -67,7 +68,10 @@ async def serve(template: SessionOptions) -> int:
     guarded = asyncio.StreamReader(limit=LINE_LIMIT)
     agent = AtomicAcpAgent(template)
     # session/resume and session/close are behind the SDK's "unstable" switch in this release.
-    connection = AgentSideConnection(agent, writer, guarded, listening=False, use_unstable_protocol=True)
+    # The SDK's Agent protocol lists every optional method; the router looks up the ones we have.
+    connection = AgentSideConnection(
+        cast(Agent, agent), writer, guarded, listening=False, use_unstable_protocol=True
+    )
     pump = asyncio.ensure_future(_pump(source, guarded, writer))
     try:
         await connection.listen()

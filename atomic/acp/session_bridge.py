@@ -20,6 +20,7 @@ from acp.schema import (
     CurrentModeUpdate,
     PermissionOption,
     SessionInfoUpdate,
+    StopReason,
     ToolCallUpdate,
     UsageUpdate,
 )
@@ -52,6 +53,13 @@ _PERMISSION_OPTIONS = [
     PermissionOption(option_id="reject_once", name="Reject", kind="reject_once"),
     PermissionOption(option_id="reject_always", name="Always reject", kind="reject_always"),
 ]
+
+
+# The option ids above, as the engine's decisions; anything else (a cancelled request) rejects once.
+_DECISIONS: dict[str, Decision] = {
+    "allow_once": "allow_once", "allow_always": "allow_always",
+    "reject_once": "reject_once", "reject_always": "reject_always",
+}
 
 
 class SessionBridge:
@@ -195,9 +203,9 @@ class SessionBridge:
             session_id=self.session_id, tool_call=tool_call, options=_PERMISSION_OPTIONS
         )
         outcome = response.outcome
-        option = outcome.option_id if outcome.outcome == "selected" else "reject_once"
-        decision: Decision = option if option in ("allow_once", "allow_always", "reject_always") else "reject_once"
-        if decision.startswith("allow"):
+        option = outcome.option_id if outcome.outcome == "selected" else None
+        decision = _DECISIONS.get(str(option), "reject_once")
+        if decision in ("allow_once", "allow_always"):
             self.send(helpers.update_tool_call(request.tool_call_id, status="in_progress"))
         return decision
 
@@ -207,8 +215,8 @@ class SessionBridge:
         self._settled = asyncio.get_running_loop().create_future()
         return self._settled
 
-    def stop_reason(self) -> tuple[str, str | None]:
-        """ACP's stop reason for the finished run, and an error message when it failed."""
+    def stop_reason(self) -> tuple[StopReason, str | None]:
+        """ACP's stop reason for the finished run, and the error message when it failed instead."""
         if self.cancelled:
             return "cancelled", None
         last = next((m for m in reversed(self.engine.context_messages()) if isinstance(m, AssistantMessage)), None)
@@ -222,5 +230,5 @@ class SessionBridge:
             message = last.error_message or "The model request failed"
             if "refus" in message.lower():
                 return "refusal", None
-            return "error", message
+            return "end_turn", message
         return "end_turn", None

@@ -48,6 +48,13 @@ class ImageSettings(_Section):
     block_images: bool = Field(False, alias="blockImages")
 
 
+class McpSettings(_Section):
+    startup_timeout_ms: int = Field(30000, alias="startupTimeoutMs", gt=0)
+    tool_timeout_ms: int = Field(120000, alias="toolTimeoutMs", gt=0)
+    prompt_wait_ms: int = Field(10000, alias="promptWaitMs", ge=0)
+    tool_search: Literal["auto", "always", "never"] = Field("auto", alias="toolSearch")
+
+
 class Settings(_Section):
     default_provider: str | None = Field(None, alias="defaultProvider")
     default_model: str | None = Field(None, alias="defaultModel")
@@ -69,6 +76,7 @@ class Settings(_Section):
     thinking_budgets: dict[str, int] | None = Field(None, alias="thinkingBudgets")
     bell_on_turn_end: bool = Field(True, alias="bellOnTurnEnd")
     animations: bool = True
+    mcp: McpSettings = Field(default_factory=McpSettings)
     permission_mode: Literal["ask", "accept-edits", "yolo"] | None = Field(None, alias="permissionMode")
 
 
@@ -140,6 +148,13 @@ class SettingsManager:
                 except ValidationError:
                     continue
             self.settings = Settings.model_validate(valid)
+
+    def global_raw(self) -> dict[str, Any]:
+        """The user's own settings file only (what a project's files cannot change, e.g. trust)."""
+        return copy.deepcopy(self._global)
+
+    def project_raw(self) -> dict[str, Any]:
+        return copy.deepcopy(self._project)
 
     def raw(self) -> dict[str, Any]:
         return deep_merge(self._global, self._project)

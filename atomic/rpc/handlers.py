@@ -212,9 +212,10 @@ async def get_commands(s: AgentSession, _c: p.GetCommands, _x: HandlerContext) -
 
 
 async def extension_ui_response(s: AgentSession, c: p.ExtensionUiResponse, _x: HandlerContext) -> Any:
-    if s.extensions is not None and hasattr(s.extensions, "resolve_ui_response"):
-        s.extensions.resolve_ui_response(c)
-    return NO_DATA
+    # Reached only when the reader's resolve_ui_response did not accept it as an answer.
+    from atomic.rpc.extension_ui import ui_response_error
+
+    raise ValueError(ui_response_error(s, c))
 
 
 async def import_session(s: AgentSession, c: p.ImportSession, _x: HandlerContext) -> Any:
@@ -238,6 +239,12 @@ async def abort_compaction(s: AgentSession, _c: p.AbortCompaction, _x: HandlerCo
     s.cancel_compaction()
     await s.wait_compaction_idle()
     return NO_DATA
+
+
+async def get_mcp_servers(s: AgentSession, _c: p.GetMcpServers, _x: HandlerContext) -> Any:
+    from atomic.rpc.mcp_wire import mcp_servers_wire
+
+    return mcp_servers_wire(s)
 
 
 async def set_permission_mode(s: AgentSession, c: p.SetPermissionMode, _x: HandlerContext) -> Any:
@@ -288,4 +295,5 @@ HANDLERS: dict[str, Handler] = {
     "abort_compaction": abort_compaction,
     # Atomic's own additions.
     "set_permission_mode": set_permission_mode,
+    "get_mcp_servers": get_mcp_servers,
 }

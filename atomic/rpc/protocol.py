@@ -237,11 +237,16 @@ class GetCommands(Command):
     type: Literal["get_commands"]
 
 
+class GetMcpServers(Command):
+    type: Literal["get_mcp_servers"]
+
+
 class ExtensionUiResponse(Command):
     type: Literal["extension_ui_response"]
+    # Checked against the pending request by the engine (a string "true" is not a confirmation).
     value: Any = None
-    confirmed: bool | None = None
-    cancelled: bool | None = None
+    confirmed: Any = None
+    cancelled: Any = None
 
 
 COMMAND_MODELS: tuple[type[Command], ...] = (
@@ -254,6 +259,7 @@ COMMAND_MODELS: tuple[type[Command], ...] = (
     ImportSession, SetLabel, NavigateTree, AbortCompaction,
     # Atomic's own additions.
     SetPermissionMode,
+    GetMcpServers,
 )  # fmt: skip
 
 AnyCommand = Annotated[functools.reduce(operator.or_, COMMAND_MODELS), Field(discriminator="type")]

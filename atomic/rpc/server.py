@@ -19,6 +19,7 @@ from typing import Any, BinaryIO
 from atomic.core.atomic_io import encode_json_text
 from atomic.core.engine.session import AgentSession
 from atomic.core.events import Event
+from atomic.rpc.extension_ui import resolve_ui_response
 from atomic.rpc.handlers import HANDLERS, NO_DATA, HandlerContext
 from atomic.rpc.protocol import NO_ID, CommandError, ExtensionUiResponse, JsonNumber, parse_line
 from atomic.rpc.wire_json import dumps
@@ -83,6 +84,8 @@ class RpcServer:
         self.tasks: set[asyncio.Task[Any]] = set()
         self.context = HandlerContext(self.out.write)
         session.subscribe(self._on_event)
+        # This client answers extension dialogs; statuses etc. set before now are sent first.
+        session.extension_ui.attach(self._on_event)
 
     def _on_event(self, event: Event) -> None:
         self.out.write(event.to_wire())
@@ -115,7 +118,7 @@ class RpcServer:
 
         Such a line is itself an answer and gets no response; any other one is handled as a command.
         """
-        return False
+        return resolve_ui_response(self.session, response)
 
     def handle_line(self, raw: bytes) -> None:
         text = raw.decode("utf-8", errors="replace")

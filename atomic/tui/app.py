@@ -19,6 +19,7 @@ from atomic.tui.completion import MAX_ITEMS, CompletionItem, CompletionPopup, Fi
 from atomic.tui.conversation import Conversation, StartupHeader
 from atomic.tui.editor import PromptEditor
 from atomic.tui.events_bridge import EventBridge
+from atomic.tui.extension_ui import ExtensionUiPresenter, ExtensionWidgets
 from atomic.tui.find_bar import FindBar
 from atomic.tui.footer import QueuePanel, StatusFooter, WorkingIndicator
 from atomic.tui.formatting import read_git_branch, tilde_path
@@ -110,6 +111,7 @@ class AtomicApp(App[int]):
         self.renderer = ConversationRenderer(self.conversation)
         self.working = WorkingIndicator(self.clock, id="working")
         self.queue_panel = QueuePanel(id="queue")
+        self.extension_widgets = ExtensionWidgets(id="extension-widgets")
         self.completion = CompletionPopup(id="completion")
         self.find_bar = FindBar(self.conversation, cursor_blink=self.cursor_blink_enabled, id="find-bar")
         self.editor = PromptEditor(self.keys, id="editor")
@@ -118,6 +120,7 @@ class AtomicApp(App[int]):
         yield self.conversation
         yield self.working
         yield self.queue_panel
+        yield self.extension_widgets
         yield self.completion
         yield self.find_bar
         yield self.editor
@@ -153,9 +156,13 @@ class AtomicApp(App[int]):
         gc.freeze()
         self.bridge = EventBridge(self)
         self._unsubscribe = self.session.subscribe(self.bridge.handle)
+        self.extension_ui = ExtensionUiPresenter(self)
         self.git_branch = read_git_branch(self.session.cwd)
         self.apply_settings()
         self.show_startup()
+        if self.session.mcp is not None:
+            # MCP notices (a server failed to start, project servers skipped) as toasts; never on stderr.
+            self.session.mcp.set_notice_sink(lambda line: self.notify(line, severity="warning", timeout=8))
         self.renderer.render_history(self.session.messages())
         self.load_prompt_history()
         self.after_state_change()

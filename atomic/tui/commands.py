@@ -28,6 +28,7 @@ BUILTIN_COMMANDS: tuple[tuple[str, str], ...] = (
     ("copy", "Copy the last reply to the clipboard"),
     ("login", "Store an API key for a provider"),
     ("logout", "Remove a stored API key"),
+    ("mcp", "MCP servers: status, tools, errors, reconnect"),
     ("quit", "Quit Atomic"),
 )
 
@@ -41,6 +42,7 @@ SCREENS: dict[str, tuple[str, dict[str, Any]]] = {
     "fork": ("ForkPickerScreen", {}),
     "login": ("LoginScreen", {"mode": "login"}),
     "logout": ("LoginScreen", {"mode": "logout"}),
+    "mcp": ("McpScreen", {}),
 }
 # A screen result starting with this asks for its text to be put into the editor.
 EDITOR_PREFIX = "editor:"

@@ -71,7 +71,9 @@ class ProviderErrorView(VerticalGroup):
             "gave_up": f"{self.note} {self.error.advice}",
             "cancelled": f"{self.note} {self.error.advice}",
         }.get(self.state, self.error.advice)
-        self._advice.update(Content.assemble(advice.strip(), ("  ·  " + DETAILS_HINT, "italic $text-muted")))
+        # No hint when the raw text says nothing more than the summary ("boom" → "Provider error: boom").
+        hint = "" if self.error.raw.strip() in self.error.summary else "  ·  " + DETAILS_HINT
+        self._advice.update(Content.assemble(advice.strip(), (hint, "italic $text-muted")))
 
     def set_state(self, state: str, note: str = "") -> None:
         """failed, retrying, recovered, gave_up or cancelled, with a few words about it."""

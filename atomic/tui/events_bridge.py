@@ -196,9 +196,7 @@ class EventBridge:
         gc.freeze()  # the newly loaded session is long-lived: keep it out of garbage collection (see app.py)
 
     def on_extension_ui_request(self, event: Any) -> None:
-        if event.method == "notify":
-            severity = {"warning": "warning", "error": "error"}.get(event.notify_type, "information")
-            self.app.notify(event.message, severity=severity)
+        self.app.extension_ui.show(event)
 
     def on_extension_error(self, event: Any) -> None:
         self.app.renderer.note(f"Extension error ({event.extension_path}, {event.event}): {event.error}", "error")

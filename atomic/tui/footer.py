@@ -45,6 +45,7 @@ class StatusFooter(Static):
         self.session_name: str | None = None
         self.stats: dict[str, Any] = {}
         self.model_text = ""
+        self.extension_statuses: dict[str, str] = {}
 
     def set_starting(self) -> None:
         """Shown for the few frames between the first paint and the engine being ready."""
@@ -78,6 +79,11 @@ class StatusFooter(Static):
             self.model_text = name + thinking + ("" if has_key else " • no key (/login)")
         self._render_footer()
 
+    def set_extension_statuses(self, statuses: dict[str, str]) -> None:
+        """Extension status entries (`ctx.ui.set_status`), shown on a third line sorted by key."""
+        self.extension_statuses = dict(statuses)
+        self._render_footer()
+
     def _render_footer(self) -> None:
         location = self.cwd_text + (f" ({self.branch})" if self.branch else "")
         if self.session_name:
@@ -89,7 +95,11 @@ class StatusFooter(Static):
             second = Content.assemble(left, " " * gap, self.model_text)
         else:
             second = Content.assemble(left, "\n", self.model_text)
-        self.update(Content.assemble(location, "\n", second))
+        lines = [location, "\n", second]
+        if self.extension_statuses:
+            entries = [" ".join(self.extension_statuses[k].split()) for k in sorted(self.extension_statuses)]
+            lines += ["\n", Content("  ".join(e for e in entries if e))]
+        self.update(Content.assemble(*lines))
 
     def on_resize(self) -> None:
         self._render_footer()

@@ -40,6 +40,9 @@ class Reply:
 def sse_lines(events: list[tuple[str | None, Any]]) -> Iterator[bytes]:
     for name, data in events:
         text = data if isinstance(data, str) else json.dumps(data)
+        if name == ":":  # an SSE comment line, e.g. OpenRouter's ": OPENROUTER PROCESSING"
+            yield f": {text}\n\n".encode()
+            continue
         frame = (f"event: {name}\n" if name else "") + f"data: {text}\n\n"
         yield frame.encode()
 

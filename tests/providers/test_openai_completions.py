@@ -252,7 +252,7 @@ async def test_history_conversion(server: ScriptedServer) -> None:
         ({"thinkingFormat": "openrouter"}, "low", {"reasoning": {"effort": "low"}}, ["reasoning_effort"]),
         ({"thinkingFormat": "openrouter"}, "off", {"reasoning": {"effort": "none"}}, []),
         ({"thinkingFormat": "qwen"}, "high", {"enable_thinking": True}, ["reasoning_effort"]),
-        ({"thinkingFormat": "zai"}, "off", {"enable_thinking": False}, []),
+        ({"thinkingFormat": "zai"}, "off", {"thinking": {"type": "disabled"}}, ["enable_thinking"]),
         (
             {"thinkingFormat": "deepseek"},
             "high",

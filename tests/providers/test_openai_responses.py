@@ -308,7 +308,8 @@ async def test_history_replays_reasoning_and_function_calls(server: ScriptedServ
     await collect(OpenAIResponsesProvider(), make_request(model, history, thinking_level="off"))
     body = server.requests[0].body
     assert body["reasoning"] == {"effort": "none"}
-    assert "include" not in body
+    # Asked for even at "off": a model that reasons anyway still gets its reasoning back next time.
+    assert body["include"] == ["reasoning.encrypted_content"]
     items = body["input"]
     assert items[1] == reasoning
     assert items[2]["id"] == "msg_9" and items[2]["content"][0]["text"] == "Running."

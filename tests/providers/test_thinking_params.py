@@ -129,7 +129,8 @@ def test_anthropic_adaptive_effort_map_override() -> None:
         ({"thinkingFormat": "openrouter"}, "high", {"reasoning": {"effort": "high"}}),
         ({"thinkingFormat": "openrouter"}, "off", {"reasoning": {"effort": "none"}}),
         ({"thinkingFormat": "qwen"}, "low", {"enable_thinking": True}),
-        ({"thinkingFormat": "zai"}, "off", {"enable_thinking": False}),
+        ({"thinkingFormat": "zai"}, "off", {"thinking": {"type": "disabled"}}),
+        ({"thinkingFormat": "zai"}, "high", {"thinking": {"type": "enabled", "clear_thinking": False}}),
         (
             {"thinkingFormat": "qwen-chat-template"},
             "low",

@@ -206,6 +206,8 @@ async def test_provider_error_is_shown_and_app_keeps_running(tmp_path: Path) -> 
 
         errors = [str(view._summary.render()) for view in app.conversation.query(ProviderErrorView)]
         assert errors == ["✗ The scripted provider error: boom from provider"]
+        # The raw text adds nothing here, so the error offers no details to expand.
+        assert "raw error" not in str(app.conversation.query_one(ProviderErrorView)._advice.render())
         assert app.is_running
 
 

@@ -104,6 +104,10 @@ async def test_retry_countdown_is_visible_and_esc_cancels_it(tmp_path: Path, age
         status = str(app.working.render())
         assert "Retrying in 30s (1/3)" in status and "The scripted provider is overloaded (529)" in status
         assert "esc to cancel" in status
+        # The countdown ticks every second (the app's clock is fixed at 0 in tests: move it on).
+        app.working.clock = lambda: 12.0
+        app.working.tick()
+        assert "Retrying in 18s (1/3)" in str(app.working.render())
         (view,) = error_views(app)
         assert view.state == "retrying"
         await pilot.press("escape")

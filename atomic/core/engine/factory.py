@@ -150,6 +150,26 @@ def _load_resources(session: AgentSession, options: SessionOptions) -> None:
     session.system_prompt = rebuild()
 
 
+def _start_mcp(session: AgentSession, options: SessionOptions) -> None:
+    """Decide project trust, then start the configured MCP servers in the background."""
+    from atomic.core.trust import resolve_trust
+
+    setting = session.settings_manager.global_raw().get("defaultProjectTrust")
+    session.project_trust = resolve_trust(
+        session.cwd, session.agent_dir, setting=setting if isinstance(setting, str) else None, approve=options.approve
+    )
+    if options.tools == []:  # --no-tools: no tools at all, MCP's included
+        return
+    from atomic.core.mcp import create_mcp_manager
+
+    manager = create_mcp_manager(
+        session.cwd, session.agent_dir, session.settings_manager, session.project_trust, extra=options.mcp_servers
+    )
+    if manager is not None:
+        session.mcp = manager
+        manager.start()
+
+
 async def create_session(options: SessionOptions) -> AgentSession:
     cwd = options.cwd.resolve()
     agent = options.agent_dir or default_agent_dir()
@@ -173,6 +193,7 @@ async def create_session(options: SessionOptions) -> AgentSession:
     except ValueError as exc:
         raise StartupError(str(exc)) from exc
     _load_resources(session, options)
+    _start_mcp(session, options)
     session.reload_context()
     if resumed:
         session.restore_model_from_session()

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from atomic.core.mcp.config import McpServerConfig
 
 
 @dataclass
@@ -35,6 +38,10 @@ class SessionOptions:
     no_prompt_templates: bool = False
     prompt_templates: list[str] = field(default_factory=list)
     extension_flags: dict[str, Any] = field(default_factory=dict)
+    # Project trust for this run: True (--approve), False (--no-approve), None (setting / saved decision).
+    approve: bool | None = None
+    # MCP servers passed by the frontend (e.g. ACP `session/new`); they need no trust step.
+    mcp_servers: list[McpServerConfig] = field(default_factory=list)
     # Approvals: the flag wins over the `permissionMode` setting, which wins over the frontend's
     # default (yolo everywhere except ACP, where the editor shows the question).
     permission_mode: str | None = None

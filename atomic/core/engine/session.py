@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from atomic.core.agent.loop import AgentRun
 from atomic.core.agent.queues import MessageQueue, QueuedMessage
@@ -19,6 +19,7 @@ from atomic.core.engine.model_controls import ModelControls
 from atomic.core.engine.session_controls import SessionControls
 from atomic.core.events import AgentSettled, Event, ExtensionError, PermissionModeChanged, QueueUpdate
 from atomic.core.extensions.hooks import HookBus
+from atomic.core.extensions.ui import ExtensionUiHost
 from atomic.core.messages import AssistantMessage, ImageContent, ToolResultMessage, Usage
 from atomic.core.model_types import Model
 from atomic.core.permissions import PermissionPolicy, parse_mode
@@ -27,6 +28,10 @@ from atomic.core.session.context import ContextItem, SessionContext, build_conte
 from atomic.core.session.store import SessionStore
 from atomic.core.settings import SettingsManager
 from atomic.core.tools.base import EditorFiles, Tool, ToolContext, ToolOutput
+
+if TYPE_CHECKING:
+    from atomic.core.mcp.manager import McpManager
+    from atomic.core.trust import ProjectTrust
 
 Listener = Callable[[Event], None]
 
@@ -58,6 +63,8 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
         self.hooks = HookBus()
         self.hooks.on_error = self._report_extension_error
         self.listeners: list[Listener] = []
+        # Pending extension dialogs, statuses, widgets, title: owned here, presented by a frontend.
+        self.extension_ui = ExtensionUiHost(self.emit)
         s = settings.settings
         self.steering = MessageQueue(s.steering_mode)
         self.follow_ups = MessageQueue(s.follow_up_mode)
@@ -87,6 +94,9 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
         self._init_compaction()
         self.resources: Any = None
         self.extensions: Any = None
+        # MCP servers (None when none is configured) and the project's trust decision (factory.py).
+        self.mcp: McpManager | None = None
+        self.project_trust: ProjectTrust | None = None
 
     # ------------------------------------------------------------------ events
 
@@ -113,11 +123,7 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
         if key in self._notices_shown:
             return
         self._notices_shown.add(key)
-        import uuid
-
-        from atomic.core.extensions.events import ExtensionUiRequest
-
-        self.emit(ExtensionUiRequest(id=str(uuid.uuid4()), message=message, notify_type="warning"))
+        self.extension_ui.notify(message, "warning", None)
 
     def _report_extension_error(self, path: str, event: str, error: str) -> None:
         self.emit(ExtensionError(extension_path=path, event=event, error=error))
@@ -162,14 +168,16 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
                     messages = result["messages"]
         api_key = self.api_key_for(model)
         timeout_ms = self.settings.retry.provider.timeout_ms
+        tools = self.active_tools()
+        if self.mcp is not None:
+            # Servers still starting get a bounded wait so their tools are offered (abort cancels it).
+            await self.mcp.wait_ready()
+            tools = tools + self.mcp.request_tools(model.context_window)
         return StreamRequest(
             model=model,
             system_prompt=self.system_prompt,
             messages=messages,
-            tools=[
-                ToolSpec(name=t.name, description=t.description, parameters=t.parameters)
-                for t in self.active_tools()
-            ],
+            tools=[ToolSpec(name=t.name, description=t.description, parameters=t.parameters) for t in tools],
             thinking_level=self.thinking_level,
             api_key=api_key,
             headers=self.headers_for(model),
@@ -182,7 +190,9 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
         return [self.tools[name] for name in self.active_tool_names if name in self.tools]
 
     def find_tool(self, name: str) -> Tool | None:
-        return self.tools.get(name) if name in self.active_tool_names else None
+        if name in self.active_tool_names:
+            return self.tools.get(name)
+        return self.mcp.find_tool(name) if self.mcp is not None else None
 
     def tool_context(self, on_update: Callable[[ToolOutput], None]) -> ToolContext:
         model = self.model
@@ -346,6 +356,7 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
         Messages still queued afterwards run next (`continue_queue`), unless the caller is about to
         replace or close the session: then they stay queued for the next prompt."""
         self.cancel_compaction()
+        self.extension_ui.cancel_all()
         task = self._run_task
         if task is not None and not task.done():
             if self._current_run is not None:
@@ -434,6 +445,8 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
     async def shutdown(self) -> None:
         await self.abort(continue_queue=False)
         await self.shutdown_bash()
+        if self.mcp is not None:
+            await self.mcp.shutdown()
         if self.hooks.has("session_shutdown"):
             await self.hooks.emit("session_shutdown", {"reason": "quit"})
 

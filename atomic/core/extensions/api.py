@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,9 +16,9 @@ from typing import TYPE_CHECKING, Any
 from atomic.core.agent.queues import QueuedMessage
 from atomic.core.engine.bash_controls import MessageOwner
 from atomic.core.events import MessageEnd, MessageStart
-from atomic.core.extensions.events import ExtensionUiRequest
 from atomic.core.extensions.runtime import RegisteredCommand, RegisteredFlag
 from atomic.core.extensions.tools import ExtensionTool, content_blocks
+from atomic.core.extensions.ui import ExtensionUI
 from atomic.core.messages import CustomMessage
 from atomic.core.tools.base import Tool
 
@@ -264,16 +263,14 @@ class ExtensionAPI:
             items.extend(self.session.resources.commands())
         return items
 
+    @property
+    def ui(self) -> ExtensionUI:
+        """Dialogs, notifications, status-line entries, widgets and the terminal title (docs/extensions.md)."""
+        return ExtensionUI(self.session.extension_ui, self.path)
+
     def notify(self, message: str, level: str = "info") -> None:
         """Show a message in the frontend; `level` is "info", "warning" or "error"."""
-        level = {"warn": "warning", "err": "error"}.get(level, level)
-        if level not in ("info", "warning", "error"):
-            level = "info"
-        self.session.emit(
-            ExtensionUiRequest(
-                id=str(uuid.uuid4()), message=str(message), notify_type=level, extension_path=self.path
-            )
-        )
+        self.ui.notify(message, level)
 
 
 async def _await_patch(result: Any) -> Any:
@@ -297,6 +294,16 @@ class ExtensionContext:
     @property
     def model(self) -> Any:
         return self.api.model
+
+    @property
+    def ui(self) -> ExtensionUI:
+        """`await ctx.ui.confirm(...)`, `ctx.ui.set_status(...)`, ...: see docs/extensions.md."""
+        return self.api.ui
+
+    @property
+    def has_ui(self) -> bool:
+        """True when a frontend that answers dialogs is attached (the TUI or an RPC client)."""
+        return self.api.ui.has_ui
 
     def notify(self, message: str, level: str = "info") -> None:
         """Show a message in the frontend (TUI notification; an `extension_ui_request` line in RPC)."""

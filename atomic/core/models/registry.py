@@ -25,6 +25,18 @@ MODELS_FILE_NAME = "models.json"
 LOCAL_PLACEHOLDER_KEY = "ollama"
 
 
+# Fields merged key by key when a models.json model redefines a built-in one; others are replaced.
+_NESTED_FIELDS = ("cost", "headers", "compat")
+
+
+def merge_model_def(builtin: dict[str, Any], custom: dict[str, Any]) -> dict[str, Any]:
+    merged = {**builtin, **custom}
+    for key in _NESTED_FIELDS:
+        if isinstance(builtin.get(key), dict) and isinstance(custom.get(key), dict):
+            merged[key] = {**builtin[key], **custom[key]}
+    return merged
+
+
 class ModelRegistry:
     def __init__(
         self,
@@ -87,7 +99,10 @@ class ModelRegistry:
             by_id = {d["id"]: i for i, d in enumerate(defs)}
             for custom in config.models:
                 if custom["id"] in by_id:
-                    defs[by_id[custom["id"]]] = custom
+                    # Merged over the built-in entry: a models.json line that only changes the context
+                    # window keeps the catalog's reasoning flag, level map, prices and compat.
+                    index = by_id[custom["id"]]
+                    defs[index] = merge_model_def(defs[index], custom)
                 else:
                     defs.append(custom)
         models = [self._build_model(spec.name, raw, spec.api, base_url, spec.compat, config) for raw in defs]

@@ -1,15 +1,16 @@
 """OpenAI Chat Completions (and every OpenAI-compatible server) through the `openai` SDK.
 
-Servers differ in small ways; `model.compat` switches select the variant:
-`supportsDeveloperRole`, `supportsReasoningEffort`, `maxTokensField`,
-`supportsUsageInStreaming`, `requiresToolResultName` and `thinkingFormat`
-(see `thinking_params.completions_params`).
+Servers differ in small ways; compat switches select the variant (`atomic.core.models.compat`
+infers them from the provider and base URL, `model.compat` overrides; docs/models.md lists
+them): `supportsDeveloperRole`, `supportsReasoningEffort`, `maxTokensField`,
+`supportsUsageInStreaming`, `requiresToolResultName`, `thinkingFormat`, `replayReasoning` and
+`requiresReasoningContentOnAssistantMessages`. The SSE lines are mapped in `completions_stream`.
 """
 
 from __future__ import annotations
 
 import json
-import uuid
+import re
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -17,30 +18,16 @@ from atomic.core.messages import (
     AssistantMessage,
     ImageContent,
     TextContent,
+    ThinkingContent,
     ToolCall,
     ToolResultMessage,
-    Usage,
     UserMessage,
 )
-from atomic.core.model_types import Model
-from atomic.core.providers.base import (
-    Done,
-    ProviderError,
-    ProviderEvent,
-    StreamRequest,
-    TextDelta,
-    TextEnd,
-    TextStart,
-    ThinkingDelta,
-    ThinkingEnd,
-    ThinkingStart,
-    ToolCallDelta,
-    ToolCallEnd,
-    ToolCallStart,
-    UsageUpdate,
-)
-from atomic.core.providers.errors import classify_error, classify_status, stream_ended_early
-from atomic.core.providers.history import normalize_history
+from atomic.core.models.compat import completions_compat
+from atomic.core.providers.base import ProviderEvent, StreamRequest
+from atomic.core.providers.completions_stream import CompletionsStream, classify_openai_error
+from atomic.core.providers.history import from_same_model, normalize_history
+from atomic.core.providers.sse import iter_sse_data
 from atomic.core.providers.streaming import close_quietly
 from atomic.core.providers.thinking_params import completions_params, default_max_tokens
 
@@ -60,14 +47,7 @@ _SDK_KEYS = frozenset(
     }
 )
 
-_FINISH_REASONS = {"stop": "stop", "length": "length", "tool_calls": "toolUse", "function_call": "toolUse"}
-
-# Field names servers use for streamed reasoning text.
-_REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
-
-
-def _compat(model: Model) -> dict[str, Any]:
-    return model.compat or {}
+_UNSAFE_ID_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
 
 
 def _image_part(image: ImageContent) -> dict[str, Any]:
@@ -89,8 +69,63 @@ def _user_content(content: str | list[Any], with_images: bool) -> str | list[dic
     return parts
 
 
-def _assistant_message(message: AssistantMessage) -> dict[str, Any] | None:
-    # Thinking is not replayed: chat completions has no field for it.
+def chat_tool_id(tool_call_id: str) -> str:
+    """Responses ids (`call_x|fc_y`) become their call id: chat servers reject `|` and long ids."""
+    if "|" not in tool_call_id:
+        return tool_call_id
+    call_id = _UNSAFE_ID_CHARS.sub("_", tool_call_id.partition("|")[0])[:40]
+    return call_id or "call"
+
+
+def _replay_fields(block: ThinkingContent) -> tuple[str | None, list[Any]]:
+    """(reasoning field name, reasoning_details) recorded in a thinking block's signature."""
+    signature = block.thinking_signature
+    if not signature:
+        return None, []
+    if not signature.startswith("{"):
+        return signature, []
+    try:
+        data = json.loads(signature)
+    except ValueError:
+        return None, []
+    if not isinstance(data, dict):
+        return None, []
+    field = data.get("field")
+    details = data.get("reasoning_details")
+    return (field if isinstance(field, str) else None), (details if isinstance(details, list) else [])
+
+
+def _reasoning_replay(
+    message: AssistantMessage, request: StreamRequest, compat: dict[str, Any], converted: dict[str, Any]
+) -> None:
+    """Send reasoning back where the server needs it (see docs/models.md, "Reasoning that goes back")."""
+    model = request.model
+    same_model = from_same_model(message, API, model.id, model.provider)
+    thinking = [b for b in message.content if isinstance(b, ThinkingContent)] if same_model else []
+    if thinking and compat.get("replayReasoning", True):
+        field: str | None = None
+        details: list[Any] = []
+        for block in thinking:
+            block_field, block_details = _replay_fields(block)
+            field = field or block_field
+            details.extend(block_details)
+        text = "\n".join(b.thinking for b in thinking if b.thinking.strip())
+        if field in ("reasoning_content", "reasoning", "reasoning_text") and text:
+            converted[field] = text
+        if details:
+            converted["reasoning_details"] = details
+    if (
+        compat.get("requiresReasoningContentOnAssistantMessages")
+        and model.reasoning
+        and "reasoning_content" not in converted
+    ):
+        # DeepSeek rejects a thinking model's assistant message without the field (HTTP 400).
+        converted["reasoning_content"] = "\n".join(b.thinking for b in thinking if b.thinking.strip())
+
+
+def _assistant_message(
+    message: AssistantMessage, request: StreamRequest, compat: dict[str, Any]
+) -> dict[str, Any] | None:
     text = "".join(b.text for b in message.content if isinstance(b, TextContent))
     calls = [b for b in message.content if isinstance(b, ToolCall)]
     if not text and not calls:
@@ -99,26 +134,23 @@ def _assistant_message(message: AssistantMessage) -> dict[str, Any] | None:
     if calls:
         converted["tool_calls"] = [
             {
-                "id": call.id,
+                "id": chat_tool_id(call.id),
                 "type": "function",
                 "function": {"name": call.name, "arguments": json.dumps(call.arguments)},
             }
             for call in calls
         ]
+    _reasoning_replay(message, request, compat, converted)
     return converted
 
 
 def convert_messages(request: StreamRequest) -> list[dict[str, Any]]:
     model = request.model
-    compat = _compat(model)
+    compat = completions_compat(model)
     with_images = model.supports_images()
     converted: list[dict[str, Any]] = []
     if request.system_prompt:
-        role = (
-            "developer"
-            if compat.get("supportsDeveloperRole", "api.openai.com" in model.base_url)
-            else "system"
-        )
+        role = "developer" if compat.get("supportsDeveloperRole", True) else "system"
         converted.append({"role": role, "content": request.system_prompt})
 
     pending_images: list[ImageContent] = []
@@ -131,7 +163,7 @@ def convert_messages(request: StreamRequest) -> list[dict[str, Any]]:
             if content:
                 converted.append({"role": "user", "content": content})
         elif isinstance(message, AssistantMessage):
-            assistant = _assistant_message(message)
+            assistant = _assistant_message(message, request, compat)
             if assistant:
                 converted.append(assistant)
         elif isinstance(message, ToolResultMessage):
@@ -145,7 +177,7 @@ def convert_messages(request: StreamRequest) -> list[dict[str, Any]]:
                 text += "\n(see attached image)" if text else "(see attached image)"
             tool_message: dict[str, Any] = {
                 "role": "tool",
-                "tool_call_id": message.tool_call_id,
+                "tool_call_id": chat_tool_id(message.tool_call_id),
                 "content": text or "(no output)",
             }
             if compat.get("requiresToolResultName"):
@@ -165,7 +197,7 @@ def _tool_images_message(images: list[ImageContent]) -> dict[str, Any]:
 def build_body(request: StreamRequest) -> dict[str, Any]:
     """The full JSON body (as the server will see it)."""
     model = request.model
-    compat = _compat(model)
+    compat = completions_compat(model)
     body: dict[str, Any] = {"model": model.id, "messages": convert_messages(request), "stream": True}
     if compat.get("supportsUsageInStreaming", True):
         body["stream_options"] = {"include_usage": True}
@@ -193,121 +225,6 @@ def sdk_arguments(body: dict[str, Any]) -> dict[str, Any]:
     return arguments
 
 
-# ----------------------------------------------------------------------------- stream mapping
-
-
-def usage_from_openai(raw: Any) -> Usage:
-    prompt = getattr(raw, "prompt_tokens", 0) or 0
-    completion = getattr(raw, "completion_tokens", 0) or 0
-    details = getattr(raw, "prompt_tokens_details", None)
-    cached = (getattr(details, "cached_tokens", 0) if details else 0) or 0
-    cached = cached or getattr(raw, "prompt_cache_hit_tokens", 0) or 0  # DeepSeek
-    cache_write = (getattr(details, "cache_write_tokens", 0) if details else 0) or 0  # OpenRouter
-    return Usage(
-        input=max(0, prompt - cached - cache_write),
-        output=completion,
-        cache_read=cached,
-        cache_write=cache_write,
-        total_tokens=prompt + completion,
-    )
-
-
-class _StreamState:
-    def __init__(self) -> None:
-        self.response_id: str | None = None
-        self.finish_reason: str | None = None
-        self.block_counter = 0
-        self.open_block: tuple[str, str] | None = None  # (kind "text"|"thinking", key)
-        self.tools: dict[int, tuple[str, str]] = {}  # choice tool index -> (key, tool call id)
-        self.open_tools: list[str] = []
-        self.saw_tool_call = False
-
-    def _next_key(self, prefix: str) -> str:
-        self.block_counter += 1
-        return f"{prefix}{self.block_counter}"
-
-    def _close_block(self) -> list[ProviderEvent]:
-        if self.open_block is None:
-            return []
-        kind, key = self.open_block
-        self.open_block = None
-        return [TextEnd(key) if kind == "text" else ThinkingEnd(key)]
-
-    def _append(self, kind: str, delta: str) -> list[ProviderEvent]:
-        events: list[ProviderEvent] = []
-        if self.open_block is None or self.open_block[0] != kind:
-            events.extend(self._close_block())
-            key = self._next_key(kind)
-            self.open_block = (kind, key)
-            events.append(TextStart(key) if kind == "text" else ThinkingStart(key))
-        key = self.open_block[1]
-        events.append(TextDelta(key, delta) if kind == "text" else ThinkingDelta(key, delta))
-        return events
-
-    def handle(self, chunk: Any) -> list[ProviderEvent]:
-        events: list[ProviderEvent] = []
-        self.response_id = self.response_id or getattr(chunk, "id", None)
-        for choice in getattr(chunk, "choices", None) or []:
-            delta = getattr(choice, "delta", None)
-            if delta is not None:
-                events.extend(self._delta(delta))
-            if getattr(choice, "finish_reason", None):
-                self.finish_reason = choice.finish_reason
-        usage = getattr(chunk, "usage", None)
-        if usage is not None:
-            events.append(UsageUpdate(usage=usage_from_openai(usage)))
-        return events
-
-    def _delta(self, delta: Any) -> list[ProviderEvent]:
-        events: list[ProviderEvent] = []
-        for name in _REASONING_FIELDS:
-            reasoning = getattr(delta, name, None)
-            if isinstance(reasoning, str) and reasoning:
-                events.extend(self._append("thinking", reasoning))
-                break
-        content = getattr(delta, "content", None)
-        if content:
-            events.extend(self._append("text", content))
-        for call in getattr(delta, "tool_calls", None) or []:
-            events.extend(self._tool_delta(call))
-        return events
-
-    def _tool_delta(self, call: Any) -> list[ProviderEvent]:
-        events: list[ProviderEvent] = []
-        index = getattr(call, "index", None)
-        index = index if isinstance(index, int) else len(self.tools)
-        function = getattr(call, "function", None)
-        call_id = getattr(call, "id", None)
-        known = self.tools.get(index)
-        # Some servers reuse index 0 for several complete calls: a new id means a new call.
-        if known is None or (call_id and call_id != known[1]):
-            events.extend(self._close_block())
-            key = self._next_key("tool")
-            tool_id = call_id or f"call_{uuid.uuid4().hex[:24]}"
-            self.tools[index] = (key, tool_id)
-            self.open_tools.append(key)
-            self.saw_tool_call = True
-            name = (getattr(function, "name", None) or "") if function else ""
-            events.append(ToolCallStart(key, id=tool_id, name=name))
-        key = self.tools[index][0]
-        arguments = getattr(function, "arguments", None) if function else None
-        if arguments:
-            events.append(ToolCallDelta(key, arguments))
-        return events
-
-    def finish(self) -> list[ProviderEvent]:
-        if self.finish_reason is None:
-            raise stream_ended_early("no finish_reason")
-        events = self._close_block()
-        events.extend(ToolCallEnd(key) for key in self.open_tools)
-        self.open_tools = []
-        stop = _FINISH_REASONS.get(self.finish_reason, "stop")
-        if self.saw_tool_call and stop == "stop":
-            stop = "toolUse"  # some servers finish tool-calling turns with "stop"
-        events.append(Done(stop_reason=stop, response_id=self.response_id))  # type: ignore[arg-type]
-        return events
-
-
 # ----------------------------------------------------------------------------- provider
 
 
@@ -327,35 +244,6 @@ def make_openai_client(request: StreamRequest) -> Any:
     return AsyncOpenAI(**options)
 
 
-class _Chunk:
-    """Attribute access over a decoded JSON object (what `_StreamState` reads with getattr)."""
-
-    def __init__(self, data: dict[str, Any]) -> None:
-        self.__dict__.update(data)
-
-
-_DONE = object()
-
-
-def parse_sse_data(line: str) -> Any:
-    """One SSE line -> a chunk, `_DONE`, or None for comments, blank and non-data lines."""
-    if not line.startswith("data:"):
-        return None
-    data = line[5:].strip()
-    if not data:
-        return None
-    if data == "[DONE]":
-        return _DONE
-    chunk = json.loads(data, object_hook=_Chunk)
-    error = getattr(chunk, "error", None)
-    if error is not None:
-        message = getattr(error, "message", None) or str(error.__dict__ if hasattr(error, "__dict__") else error)
-        code = getattr(error, "code", None)
-        status = code if isinstance(code, int) else None
-        raise ProviderError(str(message), kind=classify_status(status, str(message)), status=status)
-    return chunk
-
-
 class OpenAICompletionsProvider:
     """`Provider` for api "openai-completions"."""
 
@@ -367,18 +255,15 @@ class OpenAICompletionsProvider:
             # raw because building a pydantic chunk model per delta costs more than everything else.
             raw = client.chat.completions.with_streaming_response.create(**sdk_arguments(build_body(request)))
             async with raw as response:
-                state = _StreamState()
-                async for line in response.iter_lines():
-                    chunk = parse_sse_data(line)
-                    if chunk is None:
-                        continue
-                    if chunk is _DONE:
-                        break
-                    for event in state.handle(chunk):
+                state = CompletionsStream()
+                async for data in iter_sse_data(response.iter_bytes()):
+                    for event in state.feed(data):
                         yield event
+                    if state.done:
+                        break
             for event in state.finish():
                 yield event
         except Exception as exc:  # CancelledError / GeneratorExit are BaseException: they pass through
-            raise classify_error(exc, api_key=request.api_key) from exc
+            raise classify_openai_error(exc, request.api_key) from exc
         finally:
             await close_quietly(client)

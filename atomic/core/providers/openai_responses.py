@@ -1,8 +1,9 @@
 """OpenAI Responses API through the `openai` SDK (`client.responses.create(stream=True)`).
 
-Requests are stateless (`store: false`). Reasoning comes back as summaries (thinking blocks)
-plus encrypted content; the whole reasoning item is kept as the thinking signature (JSON) so
-it can be replayed to the same model on the next call. Tool call ids are `call_id|item_id`.
+Requests are stateless (`store: false`). Reasoning comes back as summaries or reasoning text
+(thinking blocks) plus encrypted content; the reasoning item is kept as the thinking signature
+(JSON) so it can be replayed to the same model on the next call. Tool call ids are
+`call_id|item_id`. The SSE lines are mapped in `responses_stream`.
 """
 
 from __future__ import annotations
@@ -18,28 +19,14 @@ from atomic.core.messages import (
     ThinkingContent,
     ToolCall,
     ToolResultMessage,
-    Usage,
     UserMessage,
 )
-from atomic.core.providers.base import (
-    Done,
-    ProviderError,
-    ProviderEvent,
-    StreamRequest,
-    TextDelta,
-    TextEnd,
-    TextStart,
-    ThinkingDelta,
-    ThinkingEnd,
-    ThinkingStart,
-    ToolCallDelta,
-    ToolCallEnd,
-    ToolCallStart,
-    UsageUpdate,
-)
-from atomic.core.providers.errors import classify_error, classify_status, stream_ended_early
+from atomic.core.providers.base import ProviderEvent, StreamRequest
+from atomic.core.providers.completions_stream import classify_openai_error
 from atomic.core.providers.history import from_same_model, normalize_history
 from atomic.core.providers.openai_completions import make_openai_client
+from atomic.core.providers.responses_stream import ResponsesStream
+from atomic.core.providers.sse import iter_sse_data
 from atomic.core.providers.streaming import close_quietly
 from atomic.core.providers.thinking_params import default_max_tokens, responses_params
 
@@ -76,13 +63,31 @@ def _user_parts(content: str | list[Any], with_images: bool) -> list[dict[str, A
 
 
 def _reasoning_item(block: ThinkingContent) -> dict[str, Any] | None:
+    """The reasoning item to send back, or None when the server could not use it.
+
+    With `store: false` the server keeps nothing: an item is sent back with its
+    `encrypted_content`, or (DeepSeek) with its `reasoning_text` content. An item with neither
+    would only make OpenAI answer 404 "Item with id 'rs_…' not found", so it is never sent.
+    """
     if not block.thinking_signature:
         return None
     try:
         item = json.loads(block.thinking_signature)
     except ValueError:
         return None
-    return item if isinstance(item, dict) and item.get("type") == "reasoning" else None
+    if not isinstance(item, dict) or item.get("type") != "reasoning":
+        return None
+    replay: dict[str, Any] = {"type": "reasoning", "summary": item.get("summary") or []}
+    if item.get("id"):
+        replay["id"] = item["id"]
+    if item.get("encrypted_content"):
+        replay["encrypted_content"] = item["encrypted_content"]
+        return replay
+    content = item.get("content")
+    if isinstance(content, list) and any(isinstance(p, dict) and p.get("type") == "reasoning_text" for p in content):
+        replay["content"] = [p for p in content if isinstance(p, dict) and p.get("type") == "reasoning_text"]
+        return replay
+    return None
 
 
 def _assistant_items(message: AssistantMessage, request: StreamRequest) -> list[dict[str, Any]]:
@@ -90,10 +95,17 @@ def _assistant_items(message: AssistantMessage, request: StreamRequest) -> list[
     reasoning = (
         [_reasoning_item(b) for b in message.content if isinstance(b, ThinkingContent)] if same_model else []
     )
-    # A replayed reasoning item must be followed by the very items (same ids) it produced.
-    keep_ids = any(reasoning)
+    # An encrypted reasoning item must be followed by the very items (same ids) it produced; without
+    # one, item ids would name items the server never stored.
+    keep_ids = any(item and "encrypted_content" in item for item in reasoning)
     items: list[dict[str, Any]] = []
-    for block in message.content:
+    # Server tool items (web search, MCP...) go back at their place, to the model that produced them.
+    kept = sorted(message.provider_blocks or [], key=lambda b: b.position) if same_model else []
+    next_kept = 0
+    for position, block in enumerate(message.content):
+        while next_kept < len(kept) and kept[next_kept].position <= position:
+            items.append(kept[next_kept].data)
+            next_kept += 1
         if isinstance(block, ThinkingContent):
             item = _reasoning_item(block) if same_model else None
             if item:
@@ -121,6 +133,7 @@ def _assistant_items(message: AssistantMessage, request: StreamRequest) -> list[
             if keep_ids and item_id:
                 call_item["id"] = item_id
             items.append(call_item)
+    items.extend(block.data for block in kept[next_kept:])
     return items
 
 
@@ -175,157 +188,11 @@ def build_body(request: StreamRequest) -> dict[str, Any]:
     if request.session_id:
         body["prompt_cache_key"] = request.session_id
     body.update(responses_params(model, request.thinking_level))
+    if model.reasoning:
+        # Nothing is stored server-side (store: false): reasoning only survives to the next call as
+        # encrypted content, even when the level is off and the model reasons anyway.
+        body["include"] = ["reasoning.encrypted_content"]
     return body
-
-
-# ----------------------------------------------------------------------------- stream mapping
-
-
-def usage_from_responses(raw: Any) -> Usage:
-    input_tokens = getattr(raw, "input_tokens", 0) or 0
-    output_tokens = getattr(raw, "output_tokens", 0) or 0
-    details = getattr(raw, "input_tokens_details", None)
-    cached = (getattr(details, "cached_tokens", 0) if details else 0) or 0
-    return Usage(
-        input=max(0, input_tokens - cached),
-        output=output_tokens,
-        cache_read=cached,
-        total_tokens=input_tokens + output_tokens,
-    )
-
-
-def _dump(item: Any) -> dict[str, Any]:
-    to_dict = getattr(item, "to_dict", None)
-    if callable(to_dict):
-        return to_dict()
-    return dict(item) if isinstance(item, dict) else {}
-
-
-class _StreamState:
-    def __init__(self) -> None:
-        self.response_id: str | None = None
-        self.done: Done | None = None
-        self.keys_by_index: dict[int, str] = {}
-        self.kinds: dict[str, str] = {}  # key -> "reasoning" | "message" | "function_call"
-        self.streamed_args: set[str] = set()
-        self.saw_tool_call = False
-
-    def _key(self, event: Any) -> str:
-        item_id = getattr(event, "item_id", None)
-        if item_id:
-            return item_id
-        return self.keys_by_index.get(getattr(event, "output_index", -1), "")
-
-    def handle(self, event: Any) -> list[ProviderEvent]:
-        kind = getattr(event, "type", "")
-        if kind in ("response.created", "response.in_progress"):
-            self.response_id = getattr(getattr(event, "response", None), "id", None) or self.response_id
-        elif kind == "response.output_item.added":
-            return self._item_added(event)
-        elif kind == "response.output_item.done":
-            return self._item_done(event)
-        elif kind == "response.reasoning_summary_part.added":
-            if (getattr(event, "summary_index", 0) or 0) > 0:
-                return [ThinkingDelta(self._key(event), "\n\n")]  # separate summary paragraphs
-        elif kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
-            key = self._key(event)
-            if self.kinds.get(key) == "reasoning" and event.delta:
-                return [ThinkingDelta(key, event.delta)]
-        elif kind in ("response.output_text.delta", "response.refusal.delta"):
-            key = self._key(event)
-            if self.kinds.get(key) == "message" and event.delta:
-                return [TextDelta(key, event.delta)]
-        elif kind == "response.function_call_arguments.delta":
-            key = self._key(event)
-            if self.kinds.get(key) == "function_call" and event.delta:
-                self.streamed_args.add(key)
-                return [ToolCallDelta(key, event.delta)]
-        elif kind in ("response.completed", "response.incomplete"):
-            return self._completed(event.response)
-        elif kind == "response.failed":
-            raise _response_error(getattr(getattr(event, "response", None), "error", None))
-        elif kind == "error":
-            raise _response_error(event)
-        return []
-
-    def _item_added(self, event: Any) -> list[ProviderEvent]:
-        item = event.item
-        item_type = getattr(item, "type", None)
-        key = getattr(item, "id", None) or f"item{event.output_index}"
-        self.keys_by_index[event.output_index] = key
-        if item_type == "reasoning":
-            self.kinds[key] = "reasoning"
-            return [ThinkingStart(key)]
-        if item_type == "message":
-            self.kinds[key] = "message"
-            return [TextStart(key)]
-        if item_type == "function_call":
-            self.kinds[key] = "function_call"
-            self.saw_tool_call = True
-            tool_id = f"{item.call_id}|{item.id}" if getattr(item, "id", None) else item.call_id
-            events: list[ProviderEvent] = [ToolCallStart(key, id=tool_id, name=item.name)]
-            return events
-        return []
-
-    def _item_done(self, event: Any) -> list[ProviderEvent]:
-        key = self.keys_by_index.get(event.output_index) or getattr(event.item, "id", "")
-        kind = self.kinds.pop(key, None)
-        item = event.item
-        if kind == "reasoning":
-            data = _dump(item)
-            replay = {
-                k: data[k] for k in ("type", "id", "summary", "encrypted_content") if data.get(k) is not None
-            }
-            return [ThinkingEnd(key, signature=json.dumps(replay))]
-        if kind == "message":
-            return [TextEnd(key, signature=getattr(item, "id", None))]
-        if kind == "function_call":
-            events: list[ProviderEvent] = []
-            arguments = getattr(item, "arguments", "") or ""
-            if key not in self.streamed_args and arguments:
-                events.append(ToolCallDelta(key, arguments))  # server sent no argument deltas
-            events.append(ToolCallEnd(key))
-            return events
-        return []
-
-    def _completed(self, response: Any) -> list[ProviderEvent]:
-        events: list[ProviderEvent] = []
-        self.response_id = getattr(response, "id", None) or self.response_id
-        usage = getattr(response, "usage", None)
-        if usage is not None:
-            events.append(UsageUpdate(usage=usage_from_responses(usage)))
-        status = getattr(response, "status", "completed")
-        reason = getattr(getattr(response, "incomplete_details", None), "reason", None)
-        if status == "incomplete" and reason == "max_output_tokens":
-            stop = "length"
-        elif self.saw_tool_call:
-            stop = "toolUse"
-        else:
-            stop = "stop"
-        self.done = Done(stop_reason=stop, response_id=self.response_id)  # type: ignore[arg-type]
-        return events
-
-    def finish(self) -> list[ProviderEvent]:
-        if self.done is None:
-            raise stream_ended_early("no response.completed")
-        # Servers that skip output_item.done still get every block closed.
-        events: list[ProviderEvent] = []
-        for key, kind in self.kinds.items():
-            if kind == "reasoning":
-                events.append(ThinkingEnd(key))
-            elif kind == "message":
-                events.append(TextEnd(key))
-            else:
-                events.append(ToolCallEnd(key))
-        self.kinds.clear()
-        return [*events, self.done]
-
-
-def _response_error(error: Any) -> ProviderError:
-    code = getattr(error, "code", None) or ""
-    message = getattr(error, "message", None) or "The response failed"
-    text = f"{code}: {message}" if code else message
-    return ProviderError(text, kind=classify_status(None, text))
 
 
 # ----------------------------------------------------------------------------- provider
@@ -336,17 +203,19 @@ class OpenAIResponsesProvider:
 
     async def stream(self, request: StreamRequest) -> AsyncIterator[ProviderEvent]:
         client: Any = None
-        sdk_stream: Any = None
         try:
             client = make_openai_client(request)
-            sdk_stream = await client.responses.create(**build_body(request))
-            state = _StreamState()
-            async for event in sdk_stream:
-                for out in state.handle(event):
-                    yield out
+            # The SDK sends the request (auth, base URL, headers, status errors); the SSE lines are read
+            # raw because building a pydantic event model per delta costs more than everything else.
+            raw = client.responses.with_streaming_response.create(**build_body(request))
+            async with raw as response:
+                state = ResponsesStream()
+                async for data in iter_sse_data(response.iter_bytes()):
+                    for out in state.feed(data):
+                        yield out
             for out in state.finish():
                 yield out
         except Exception as exc:  # CancelledError / GeneratorExit are BaseException: they pass through
-            raise classify_error(exc, api_key=request.api_key) from exc
+            raise classify_openai_error(exc, request.api_key) from exc
         finally:
-            await close_quietly(sdk_stream, client)
+            await close_quietly(client)

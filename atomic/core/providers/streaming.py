@@ -14,3 +14,4 @@ async def close_quietly(*closables: Any) -> None:
             await closable.close()
         except Exception:
             pass
+

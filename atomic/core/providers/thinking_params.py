@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from atomic.core.model_types import Model
+from atomic.core.models.compat import completions_compat
 
 DEFAULT_MAX_TOKENS_CAP = 32000
 MIN_OUTPUT_TOKENS = 1024
@@ -133,13 +134,16 @@ def completions_params(model: Model, level: str) -> dict[str, Any]:
     """
     if not model.reasoning:
         return {}
-    compat = model.compat or {}
+    compat = completions_compat(model)
     fmt = compat.get("thinkingFormat", "openai")
     supports_effort = compat.get("supportsReasoningEffort", True)
     on = level != "off"
     effort = _openai_effort(model, level)
 
-    if fmt in ("zai", "qwen"):
+    if fmt == "zai":
+        # Z.ai: `clear_thinking: false` keeps earlier turns' reasoning_content (sent back with them).
+        return {"thinking": {"type": "enabled", "clear_thinking": False} if on else {"type": "disabled"}}
+    if fmt == "qwen":
         return {"enable_thinking": on}
     if fmt == "qwen-chat-template":
         return {"chat_template_kwargs": {"enable_thinking": on, "preserve_thinking": True}}

@@ -17,6 +17,7 @@ _MODULES = {
     "ForkPickerScreen": "fork_picker",
     "HotkeysScreen": "hotkeys_screen",
     "LoginScreen": "login_screen",
+    "McpScreen": "mcp_screen",
     "ModelPickerScreen": "model_picker",
     "SessionPickerScreen": "session_picker",
     "SettingsScreen": "settings_screen",

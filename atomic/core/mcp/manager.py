@@ -1,0 +1,216 @@
+"""All MCP servers of a session: background start, waiting at the first prompt, tools, state, notices."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from atomic.core.mcp.config import McpConfigResult, McpServerConfig
+from atomic.core.mcp.connection import MISSING_SDK, McpConnection, McpStatus, sdk_installed
+from atomic.core.mcp.tools import McpTool, McpToolSearch
+from atomic.core.tools.base import Tool
+from atomic.core.trust import HOW_TO_TRUST
+
+ServerStatus = McpStatus | Literal["untrusted", "disabled"]
+# Deferral: when the MCP tool definitions would take more than this share of the context window,
+# only the search tool is sent and tools are loaded on demand (Claude Code's 10% rule).
+DEFER_SHARE = 0.10
+
+
+@dataclass(frozen=True)
+class McpLimits:
+    startup_timeout_s: float = 30.0
+    tool_timeout_s: float = 120.0
+    # How long a prompt waits for servers that are still starting.
+    prompt_wait_s: float = 10.0
+    # "auto": defer above DEFER_SHARE of the window; "always" / "never" force it.
+    tool_search: Literal["auto", "always", "never"] = "auto"
+
+
+@dataclass(frozen=True)
+class McpServerState:
+    """What `/mcp` and the RPC `get_mcp_servers` command show for one server."""
+
+    name: str
+    source: str
+    transport: str
+    target: str
+    status: ServerStatus
+    error: str | None = None
+    tools: list[str] = field(default_factory=list)
+    server_name: str | None = None
+    log_path: str | None = None
+    restarts: int = 0
+    # True while the tools are sent only through the search tool.
+    deferred: bool = False
+
+
+class McpManager:
+    def __init__(
+        self,
+        config: McpConfigResult,
+        *,
+        cwd: Path,
+        agent_dir: Path,
+        limits: McpLimits | None = None,
+        announce_untrusted: bool = False,
+    ) -> None:
+        self.limits = limits or McpLimits()
+        self.untrusted = list(config.untrusted)
+        self.disabled = list(config.disabled)
+        self.problems = list(config.problems)
+        log_dir = agent_dir / "logs"
+        self.connections: dict[str, McpConnection] = {
+            s.name: McpConnection(s, cwd=cwd, log_dir=log_dir, startup_timeout_s=self._startup_s(s))
+            for s in config.servers
+        }
+        self.loaded: set[str] = set()
+        self._tools: dict[str, McpTool] = {}
+        self._tools_key: tuple[tuple[str, int], ...] = ()
+        self._search = McpToolSearch(self.all_tools, self._load)
+        self._notices: list[str] = []
+        self._sink: Callable[[str], None] | None = None
+        self.deferred = False
+        self.notice(*self.problems)
+        if announce_untrusted and self.untrusted:
+            names = ", ".join(s.name for s in self.untrusted)
+            self.notice(f"Project MCP servers not started because this folder is not trusted: {names}. "
+                        f"To use them, {HOW_TO_TRUST}.")
+
+    def _startup_s(self, server: McpServerConfig) -> float:
+        return server.startup_timeout_ms / 1000 if server.startup_timeout_ms else self.limits.startup_timeout_s
+
+    # ------------------------------------------------------------------ notices
+
+    def notice(self, *lines: str) -> None:
+        for line in lines:
+            if self._sink is not None:
+                self._sink(line)
+            else:
+                self._notices.append(line)
+
+    def set_notice_sink(self, sink: Callable[[str], None]) -> None:
+        """Where one-line notices go (stderr in non-interactive modes); buffered ones are sent now."""
+        self._sink = sink
+        pending, self._notices = self._notices, []
+        for line in pending:
+            sink(line)
+
+    def pending_notices(self) -> list[str]:
+        return list(self._notices)
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def start(self) -> None:
+        """Start every server in the background (returns at once; nothing is imported here)."""
+        if not self.connections:
+            return
+        if not sdk_installed():
+            for conn in self.connections.values():
+                conn.status, conn.error = "failed", MISSING_SDK
+            self.notice(f"MCP servers not started ({', '.join(self.connections)}): {MISSING_SDK}")
+            return
+        for conn in self.connections.values():
+            conn.on_failed = self._report_failure
+            conn.start()
+
+    def _report_failure(self, conn: McpConnection) -> None:
+        log = f" (log: {conn.log_path})" if conn.config.transport == "stdio" else ""
+        self.notice(f"MCP server {conn.name} failed to start: {conn.error}{log}")
+
+    @property
+    def starting(self) -> bool:
+        return any(c.status == "starting" and not c.settled for c in self.connections.values())
+
+    async def wait_ready(self, limit_s: float | None = None) -> None:
+        """Wait (up to the prompt wait limit) for servers still starting, so their tools are offered."""
+        pending = [c for c in self.connections.values() if c.status == "starting" and not c.settled]
+        if not pending:
+            return
+        limit = self.limits.prompt_wait_s if limit_s is None else limit_s
+        deadline = time.monotonic() + limit
+        for conn in pending:
+            await conn.wait_ready(max(0.0, deadline - time.monotonic()))
+
+    async def reconnect(self, name: str) -> McpServerState:
+        conn = self.connections.get(name)
+        if conn is None:
+            raise KeyError(f"No MCP server named {name!r}")
+        if not sdk_installed():
+            conn.status, conn.error = "failed", MISSING_SDK
+        else:
+            await conn.restart()
+        return self._state(conn)
+
+    async def shutdown(self) -> None:
+        await asyncio.gather(*(c.stop() for c in self.connections.values()), return_exceptions=True)
+
+    # ------------------------------------------------------------------ tools
+
+    def all_tools(self) -> list[McpTool]:
+        key = tuple((c.name, c.generation) for c in self.connections.values())
+        if key != self._tools_key:
+            fresh: dict[str, McpTool] = {}
+            for conn in self.connections.values():
+                for info in conn.tools:
+                    tool = McpTool(conn, info, lambda: self.limits.tool_timeout_s)
+                    fresh.setdefault(tool.name, tool)
+            self._tools, self._tools_key = fresh, key
+        # A crashed server keeps its tools: calling one restarts it.
+        return list(self._tools.values())
+
+    def _load(self, names: list[str]) -> None:
+        self.loaded.update(names)
+
+    def request_tools(self, context_window: int | None) -> list[Tool]:
+        """The MCP tools to send with a request: all of them, or the search tool plus the loaded ones."""
+        tools = self.all_tools()
+        if not tools:
+            self.deferred = False
+            return []
+        mode = self.limits.tool_search
+        if mode == "never":
+            self.deferred = False
+        elif mode == "always":
+            self.deferred = True
+        else:
+            size = sum(t.estimated_tokens() for t in tools)
+            self.deferred = bool(context_window) and size > DEFER_SHARE * (context_window or 0)
+        if not self.deferred:
+            return list(tools)
+        return [self._search, *(t for t in tools if t.name in self.loaded)]
+
+    def find_tool(self, name: str) -> Tool | None:
+        if name == self._search.name and self.deferred:
+            return self._search
+        self.all_tools()
+        return self._tools.get(name)
+
+    # ------------------------------------------------------------------ state
+
+    def _state(self, conn: McpConnection) -> McpServerState:
+        tools = [t.name for t in self.all_tools() if t.connection is conn]
+        return McpServerState(
+            name=conn.name,
+            source=conn.config.source,
+            transport=conn.config.transport,
+            target=conn.config.describe(),
+            status=conn.status,
+            error=conn.error,
+            tools=tools,
+            server_name=conn.server_name,
+            log_path=str(conn.log_path) if conn.config.transport == "stdio" else None,
+            restarts=conn.restarts,
+            deferred=self.deferred,
+        )
+
+    def states(self) -> list[McpServerState]:
+        out = [self._state(c) for c in self.connections.values()]
+        for status, servers in (("untrusted", self.untrusted), ("disabled", self.disabled)):
+            for s in servers:
+                out.append(McpServerState(s.name, s.source, s.transport, s.describe(), status))  # type: ignore[arg-type]
+        return out

@@ -1,0 +1,133 @@
+"""Extension UI in the terminal: dialogs as modal screens, statuses in the footer, widgets above the
+editor, and the terminal title. The engine keeps the pending dialogs; this only presents them and
+hands the user's answer back (`session.extension_ui.resolve`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from textual.content import Content
+from textual.widgets import Static
+
+from atomic.core.extensions.ui import UiAnswer, UiAnswerError
+
+if TYPE_CHECKING:
+    from atomic.core.extensions.events import ExtensionUiRequest
+    from atomic.tui.app import AtomicApp
+    from atomic.tui.screens.extension_dialogs import ExtensionDialog
+
+_CONTROL = {c: None for c in range(32)} | {127: None}
+
+
+class ExtensionWidgets(Static):
+    """The lines of every extension widget, in the order they were first set, above the editor."""
+
+    DEFAULT_CSS = """
+    ExtensionWidgets { height: auto; padding: 0 1; display: none; }
+    ExtensionWidgets.-active { display: block; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("", id=id)
+        self.widgets: dict[str, list[str]] = {}
+
+    def set_widget(self, key: str, lines: list[str] | None) -> None:
+        if lines is None:
+            self.widgets.pop(key, None)
+        else:
+            self.widgets[key] = list(lines)
+        all_lines = [line for block in self.widgets.values() for line in block]
+        self.update(Content("\n".join(all_lines)))
+        self.set_class(bool(all_lines), "-active")
+
+
+class ExtensionUiPresenter:
+    def __init__(self, app: AtomicApp) -> None:
+        self.app = app
+        self.host = app.session.extension_ui
+        self.dialogs: dict[str, ExtensionDialog[Any]] = {}
+        self.statuses: dict[str, str] = {}
+        self._unsubscribe: list[Callable[[], None]] = [self.host.on_settled(self._settled)]
+        # Attaching replays what extensions already set (statuses, widgets, title, early notices).
+        self._unsubscribe.append(self.host.attach(self.show))
+
+    def close(self) -> None:
+        for undo in self._unsubscribe:
+            undo()
+        self._unsubscribe = []
+
+    def show(self, event: ExtensionUiRequest) -> None:
+        method = event.method
+        if method == "notify":
+            severity = {"warning": "warning", "error": "error"}.get(event.notify_type or "info", "information")
+            self.app.notify(event.message or "", severity=severity)
+        elif method == "setStatus":
+            self._set_status(event.status_key or "", event.status_text)
+        elif method == "setWidget":
+            self.app.extension_widgets.set_widget(event.widget_key or "", event.widget_lines)
+        elif method == "setTitle":
+            self._set_title(event.title or "")
+        else:
+            self._open_dialog(event)
+
+    # ------------------------------------------------------------------ dialogs
+
+    def _open_dialog(self, event: ExtensionUiRequest) -> None:
+        from atomic.tui.screens.extension_dialogs import (
+            ConfirmDialog,
+            EditorDialog,
+            InputDialog,
+            SelectDialog,
+        )
+
+        title = event.title or ""
+        screen: ExtensionDialog[Any]
+        if event.method == "confirm":
+            screen = ConfirmDialog(title, event.message or "")
+        elif event.method == "select":
+            screen = SelectDialog(title, list(event.options or []))
+        elif event.method == "input":
+            screen = InputDialog(title, event.placeholder or "")
+        else:
+            screen = EditorDialog(title, event.prefill or "")
+        request_id, method = event.id, event.method
+        self.dialogs[request_id] = screen
+
+        def answered(result: Any) -> None:
+            self.dialogs.pop(request_id, None)
+            if result is None:
+                answer = UiAnswer(cancelled=True)
+            elif method == "confirm":
+                answer = UiAnswer(confirmed=bool(result))
+            else:
+                answer = UiAnswer(value=str(result))
+            try:
+                self.host.resolve(request_id, answer)
+            except UiAnswerError:
+                pass  # the engine ended it first (timeout or abort)
+
+        self.app.push_screen(screen, callback=answered)
+
+    def _settled(self, request_id: str) -> None:
+        screen = self.dialogs.pop(request_id, None)
+        if screen is not None:
+            screen.expire()
+
+    # ------------------------------------------------------------------ status line and title
+
+    def _set_status(self, key: str, text: str | None) -> None:
+        if text is None:
+            self.statuses.pop(key, None)
+        else:
+            self.statuses[key] = text.translate(_CONTROL)
+        self.app.footer.set_extension_statuses(self.statuses)
+
+    def _set_title(self, title: str) -> None:
+        clean = title.translate(_CONTROL)
+        self.app.title = clean
+        driver = self.app._driver
+        if driver is not None and not self.app.is_headless:
+            # OSC 2 sets the terminal window title.
+            driver.write(f"\x1b]2;{clean}\x07")
+            driver.flush()

@@ -1,0 +1,129 @@
+"""/mcp: the MCP servers, their status, tools and errors; Enter reconnects the highlighted server."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.widgets import DataTable, Static
+
+from atomic.core.mcp.manager import McpServerState
+from atomic.tui.screens._picker import AtomicModal
+
+STATUS_TEXT = {
+    "starting": "starting…",
+    "connected": "connected",
+    "failed": "failed",
+    "crashed": "crashed",
+    "stopped": "stopped",
+    "untrusted": "not trusted",
+    "disabled": "disabled",
+}
+NO_SERVERS = (
+    "No MCP servers are configured. Add them to ~/.atomic/agent/mcp.json or the project's .mcp.json "
+    '({"mcpServers": {"name": {"command": "...", "args": []}}}); see docs/mcp.md.'
+)
+
+
+def detail_text(state: McpServerState) -> str:
+    lines = [f"{state.name}  ({state.source}, {state.transport})  {state.target}"]
+    if state.server_name:
+        lines.append(f"server: {state.server_name}   restarts: {state.restarts}")
+    if state.error:
+        lines.append(f"error: {state.error}")
+    if state.status == "untrusted":
+        lines.append("This project's servers start only when the folder is trusted (atomic --approve).")
+    if state.tools:
+        shown = ", ".join(state.tools[:30]) + (f", … ({len(state.tools)} in all)" if len(state.tools) > 30 else "")
+        lines.append(f"tools: {shown}")
+        if state.deferred:
+            lines.append("tools are loaded on demand through mcp_tool_search (they would crowd the context)")
+    if state.log_path:
+        lines.append(f"log: {state.log_path}")
+    return "\n".join(lines)
+
+
+class McpScreen(AtomicModal):
+    DEFAULT_CSS = """
+    McpScreen DataTable {
+        height: auto;
+        max-height: 16;
+        background: $surface;
+    }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "reconnect", "Reconnect", show=False, priority=True),
+        Binding("r", "reconnect", "Reconnect", show=False),
+    ]
+
+    def __init__(self, session: Any) -> None:
+        super().__init__()
+        self.session = session
+        self.states: list[McpServerState] = []
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="atomic-panel") as panel:
+            panel.border_title = "MCP servers"
+            yield DataTable(cursor_type="row", id="mcp-table")
+            yield Static("", classes="panel-detail", id="mcp-detail")
+            yield Static("↑↓ move · enter reconnect · esc close", classes="panel-hint")
+
+    def on_mount(self) -> None:
+        table = self.query_one("#mcp-table", DataTable)
+        table.add_columns("Server", "Status", "Source", "Tools")
+        self.refresh_rows()
+        table.focus()
+        # Servers connect in the background: keep the view current while it is open.
+        self.set_interval(0.5, self.refresh_rows)
+
+    def refresh_rows(self) -> None:
+        manager = self.session.mcp
+        states = manager.states() if manager is not None else []
+        table = self.query_one("#mcp-table", DataTable)
+        if states != self.states:
+            row = table.cursor_row
+            self.states = states
+            table.clear()
+            for state in states:
+                table.add_row(state.name, STATUS_TEXT.get(state.status, state.status), state.source,
+                              str(len(state.tools)), key=state.name)
+            if states:
+                table.move_cursor(row=min(max(row, 0), len(states) - 1))
+        self._show_detail()
+
+    def _selected(self) -> McpServerState | None:
+        table = self.query_one("#mcp-table", DataTable)
+        if not self.states or table.cursor_row < 0 or table.cursor_row >= len(self.states):
+            return None
+        return self.states[table.cursor_row]
+
+    def _show_detail(self) -> None:
+        detail = self.query_one("#mcp-detail", Static)
+        state = self._selected()
+        detail.update(NO_SERVERS if not self.states else detail_text(state) if state else "")
+
+    def on_data_table_row_highlighted(self, _event: DataTable.RowHighlighted) -> None:
+        self._show_detail()
+
+    def action_reconnect(self) -> None:
+        state = self._selected()
+        manager = self.session.mcp
+        if state is None or manager is None:
+            return
+        if state.status in ("untrusted", "disabled"):
+            self.app.notify(f"{state.name} is {STATUS_TEXT[state.status]}; it cannot be started here",
+                            severity="warning")
+            return
+        self.app.notify(f"Reconnecting {state.name}…")
+
+        async def reconnect() -> None:
+            result = await manager.reconnect(state.name)
+            self.refresh_rows()
+            if result.status == "connected":
+                self.app.notify(f"{state.name}: connected, {len(result.tools)} tools")
+            else:
+                self.app.notify(f"{state.name}: {result.error or result.status}", severity="error")
+
+        self.run_worker(reconnect(), group="mcp-reconnect", exclusive=True)

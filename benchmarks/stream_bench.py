@@ -1,0 +1,171 @@
+"""CPU per streamed delta for the OpenAI Chat Completions and Responses providers, at two reply lengths.
+
+Run: .venv/bin/python benchmarks/stream_bench.py [--api completions responses] [--deltas 20000 200000] [--runs 3]
+
+A local server (in this process) sends one reply of N small text deltas as fast as it can, in the
+real wire shape of the API; `atomic --mode rpc` (a child process) streams it through the official
+SDK and the engine and writes every `message_update`. The figure is the child's CPU time (user +
+system, from /proc) between the first `text_delta` it wrote and `agent_end`, divided by N, so
+start-up and the SDK import are not counted. The median of --runs is printed per API and length.
+Targets (issue 12): <= 30 us per delta, and the same at 200k deltas as at 20k.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def completions_body(deltas: int) -> bytes:
+    base = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 0, "model": "bench"}
+    frames = [f"data: {json.dumps(dict(base, choices=[{'index': 0, 'delta': {'role': 'assistant', 'content': ''}}]))}\n\n"]
+    for i in range(deltas):
+        chunk = dict(base, choices=[{"index": 0, "delta": {"content": f"w{i % 10} "}, "finish_reason": None}])
+        frames.append(f"data: {json.dumps(chunk)}\n\n")
+    end = dict(base, choices=[{"index": 0, "delta": {}, "finish_reason": "stop"}])
+    frames.append(f"data: {json.dumps(end)}\n\n")
+    usage = {"prompt_tokens": 10, "completion_tokens": deltas, "total_tokens": deltas + 10}
+    frames.append(f"data: {json.dumps(dict(base, choices=[], usage=usage))}\n\ndata: [DONE]\n\n")
+    return "".join(frames).encode()
+
+
+def responses_body(deltas: int) -> bytes:
+    response = {"id": "resp_1", "object": "response", "status": "in_progress", "model": "bench", "output": []}
+    item = {"id": "msg_1", "type": "message", "status": "in_progress", "content": [], "role": "assistant"}
+    events: list[dict[str, object]] = [
+        {"type": "response.created", "response": response},
+        {"type": "response.in_progress", "response": response},
+        {"type": "response.output_item.added", "output_index": 0, "item": item},
+        {"type": "response.content_part.added", "item_id": "msg_1", "output_index": 0, "content_index": 0,
+         "part": {"type": "output_text", "annotations": [], "text": ""}},
+    ]
+    text = []
+    for i in range(deltas):
+        piece = f"w{i % 10} "
+        text.append(piece)
+        events.append({"type": "response.output_text.delta", "item_id": "msg_1", "output_index": 0,
+                       "content_index": 0, "delta": piece, "logprobs": [], "obfuscation": "abc"})
+    full = "".join(text)
+    done_item = dict(item, status="completed", content=[{"type": "output_text", "annotations": [], "text": full}])
+    usage = {"input_tokens": 10, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": deltas,
+             "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": deltas + 10}
+    events += [
+        {"type": "response.output_text.done", "item_id": "msg_1", "output_index": 0, "content_index": 0, "text": full},
+        {"type": "response.output_item.done", "output_index": 0, "item": done_item},
+        {"type": "response.completed", "response": dict(response, status="completed", output=[done_item], usage=usage)},
+    ]
+    frames = []
+    for sequence, event in enumerate(events):
+        event["sequence_number"] = sequence
+        frames.append(f"event: {event['type']}\ndata: {json.dumps(event)}\n\n")
+    return "".join(frames).encode()
+
+
+class Server:
+    def __init__(self) -> None:
+        self.body = b""
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *_args: object) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("content-length", 0)))
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("connection", "close")
+                self.end_headers()
+                self.wfile.write(owner.body)
+                self.wfile.flush()
+                self.close_connection = True
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    @property
+    def port(self) -> int:
+        return int(self.httpd.server_address[1])
+
+
+def write_agent_dir(port: int) -> Path:
+    agent = Path(tempfile.mkdtemp(prefix="atomic-stream-bench-"))
+    providers = {
+        f"bench-{api}": {
+            "baseUrl": f"http://127.0.0.1:{port}/v1",
+            "api": f"openai-{api}",
+            "apiKey": "bench-key",
+            "models": [{"id": "bench-model", "contextWindow": 128000, "maxTokens": 4096}],
+        }
+        for api in ("completions", "responses")
+    }
+    (agent / "models.json").write_text(json.dumps({"providers": providers}))
+    return agent
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS  # utime + stime
+
+
+def one_run(agent: Path, api: str) -> tuple[int, float]:
+    env = dict(os.environ, ATOMIC_CODING_AGENT_DIR=str(agent))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "atomic", "--mode", "rpc", "--provider", f"bench-{api}", "--model", "bench-model",
+         "--no-session"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env,
+    )
+    assert proc.stdin and proc.stdout
+    proc.stdin.write(b'{"id":"p","type":"prompt","message":"stream please"}\n')
+    proc.stdin.flush()
+    count = 0
+    start = end = 0.0
+    for line in proc.stdout:
+        if b'"text_delta"' in line:
+            count += 1
+            if count == 1:
+                start = cpu_seconds(proc.pid)
+        elif b'"agent_end"' in line:
+            end = cpu_seconds(proc.pid)
+            break
+    proc.stdin.close()
+    proc.wait()
+    return count, end - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--api", nargs="+", default=["completions", "responses"], choices=["completions", "responses"])
+    parser.add_argument("--deltas", nargs="+", type=int, default=[20000, 200000])
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    server = Server()
+    agent = write_agent_dir(server.port)
+    for api in args.api:
+        for deltas in args.deltas:
+            server.body = completions_body(deltas) if api == "completions" else responses_body(deltas)
+            figures = []
+            for _ in range(args.runs):
+                count, seconds = one_run(agent, api)
+                if count != deltas:
+                    print(f"{api} {deltas}: only {count} deltas arrived", file=sys.stderr)
+                figures.append(seconds / max(count, 1) * 1e6)
+            print(f"{api:<12} {deltas:>7} deltas: {statistics.median(figures):5.1f} us/delta "
+                  f"(runs: {', '.join(f'{f:.1f}' for f in figures)})")
+    server.httpd.shutdown()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,50 @@
+"""MCP servers given in ACP `session/new` start with the session; their tools reach the model."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from acp import text_block
+from acp.schema import EnvVariable, McpServerStdio
+
+from tests.acp.conftest import ScriptWriter, acp_agent
+from tests.mcp.conftest import SERVER
+
+
+async def test_session_mcp_server_tool_is_called_and_shown(
+    acp_env: dict[str, str], write_script: ScriptWriter, project: Path
+) -> None:
+    script = write_script([
+        {"toolCalls": [{"name": "mcp__calc__add", "id": "m1", "arguments": {"a": 2, "b": 40}}]},
+        {"text": "The sum is 42."},
+    ])
+    server = McpServerStdio(name="calc", command=sys.executable, args=[str(SERVER)],
+                            env=[EnvVariable(name="TINY_MARK", value="1")])
+    # The SDK's import alone can take seconds on a loaded machine: give the first prompt time to wait.
+    settings = Path(acp_env["ATOMIC_CODING_AGENT_DIR"]) / "settings.json"
+    settings.write_text('{"mcp": {"promptWaitMs": 60000, "startupTimeoutMs": 60000}}')
+    async with acp_agent(acp_env, script, "--permission-mode", "yolo") as (conn, client, _process):
+        await conn.initialize(protocol_version=1)
+        session = await conn.new_session(cwd=str(project), mcp_servers=[server])
+        response = await conn.prompt(session_id=session.session_id, prompt=[text_block("add them")])
+    assert response.stop_reason == "end_turn"
+    updates = [u for u in client.updates if u.session_update in ("tool_call", "tool_call_update")
+               and u.tool_call_id == "m1"]
+    assert updates[0].kind == "other" and updates[-1].status == "completed"
+    assert "42" in updates[-1].content[0].content.text
+
+
+async def test_a_server_that_cannot_start_is_named_on_stderr(
+    acp_env: dict[str, str], write_script: ScriptWriter, project: Path
+) -> None:
+    script = write_script([{"text": "still answering"}])
+    broken = McpServerStdio(name="ghost", command=str(project / "no-such-binary"), args=[], env=[])
+    async with acp_agent(acp_env, script) as (conn, client, process):
+        await conn.initialize(protocol_version=1)
+        session = await conn.new_session(cwd=str(project), mcp_servers=[broken])
+        response = await conn.prompt(session_id=session.session_id, prompt=[text_block("hi")])
+        assert response.stop_reason == "end_turn" and client.text() == "still answering"
+    assert process.stderr is not None
+    err = (await process.stderr.read()).decode()
+    assert "ghost" in err and "failed to start" in err

@@ -1,0 +1,64 @@
+"""Shared helpers for the MCP tests: the tiny SDK server as a stdio subprocess or on 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from atomic.core.mcp.config import McpServerConfig
+
+SERVER = Path(__file__).resolve().parent / "tiny_server.py"
+
+
+def tiny(name: str = "tiny", *args: str, **kwargs: object) -> McpServerConfig:
+    """A stdio config that runs the tiny server with extra arguments."""
+    return McpServerConfig(name=name, command=sys.executable, args=(str(SERVER), *args), **kwargs)  # type: ignore[arg-type]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(params=["http", "sse"])
+def http_server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, str]]:
+    """The tiny server over streamable HTTP (or SSE) on 127.0.0.1; yields (transport, URL)."""
+    kind = str(request.param)
+    port = free_port()
+    log = open(tmp_path / "http-server.log", "w")  # noqa: SIM115
+    proc = subprocess.Popen([sys.executable, str(SERVER), f"--{kind}", str(port)], stdout=log, stderr=log)
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                break
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                raise RuntimeError("the HTTP MCP server did not start") from None
+            time.sleep(0.05)
+    try:
+        yield kind, f"http://127.0.0.1:{port}/{'mcp' if kind == 'http' else 'sse'}"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+async def wait_for(predicate, timeout: float = 20.0) -> None:  # noqa: ANN001
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not predicate():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError("condition not reached in time")
+        await asyncio.sleep(0.02)

@@ -1,0 +1,110 @@
+"""A small MCP server written with the official SDK, run by the tests as a real subprocess.
+
+    python tiny_server.py                      stdio
+    python tiny_server.py --http PORT          streamable HTTP on 127.0.0.1:PORT
+    python tiny_server.py --sse PORT           the older SSE transport on 127.0.0.1:PORT
+    python tiny_server.py --exit               exits at once (a server that dies on start)
+    python tiny_server.py --garbage            prints junk on stdout and never answers
+    python tiny_server.py --slow-start SECONDS waits before serving
+    python tiny_server.py --many N             N extra tools with long descriptions (tool search)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import time
+
+# Checked before the SDK import so these servers misbehave at once.
+if "--exit" in sys.argv:
+    print("tiny: exiting on purpose", file=sys.stderr)
+    sys.exit(2)
+if "--garbage" in sys.argv:
+    print("this is not json-rpc", flush=True)
+    time.sleep(3600)
+
+from mcp.server.mcpserver import MCPServer  # noqa: E402
+from mcp.types import ImageContent, TextContent  # noqa: E402
+
+server = MCPServer("tiny")
+# A 1x1 transparent PNG.
+PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII="
+
+
+@server.tool()
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+@server.tool()
+def echo(text: str) -> str:
+    """Echo the text back, with the server's environment marker."""
+    return f"{text} [{os.environ.get('TINY_MARK', '-')}] pid={os.getpid()}"
+
+
+@server.tool()
+async def sleep(seconds: float) -> str:
+    """Sleep, then answer."""
+    await asyncio.sleep(seconds)
+    return "slept"
+
+
+@server.tool()
+def die() -> str:
+    """Exit the server process in the middle of the call."""
+    os._exit(3)
+
+
+@server.tool()
+def fail(message: str) -> str:
+    """Report a tool error."""
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    raise ToolError(message)
+
+
+@server.tool()
+def picture() -> list[TextContent | ImageContent]:
+    """Return a caption and an image."""
+    return [TextContent(type="text", text="a pixel"), ImageContent(type="image", data=PIXEL, mimeType="image/png")]
+
+
+@server.tool()
+def weather(city: str) -> dict[str, object]:
+    """Structured weather for a city."""
+    return {"city": city, "celsius": 21}
+
+
+def add_many(count: int) -> None:
+    filler = "This tool belongs to a very large server and its description is deliberately long. " * 20
+    def make(number: int):  # noqa: ANN202
+        def handler(value: str) -> str:
+            return f"bulk {number}: {value}"
+
+        return handler
+
+    for i in range(count):
+        handler = make(i)
+        server.add_tool(handler, name=f"bulk_{i}", description=f"Bulk tool number {i}. {filler}")
+
+
+def main(argv: list[str]) -> None:
+    if "--slow-start" in argv:
+        time.sleep(float(argv[argv.index("--slow-start") + 1]))
+    if "--many" in argv:
+        add_many(int(argv[argv.index("--many") + 1]))
+    print("tiny: ready", file=sys.stderr, flush=True)
+    if "--http" in argv:
+        port = int(argv[argv.index("--http") + 1])
+        server.run("streamable-http", host="127.0.0.1", port=port)
+    elif "--sse" in argv:
+        port = int(argv[argv.index("--sse") + 1])
+        server.run("sse", host="127.0.0.1", port=port)
+    else:
+        server.run()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
