@@ -33,7 +33,7 @@ def test_fast_message_update_matches_the_generic_serializer(event: AssistantMess
     assert _dumps(update.to_wire()) == _dumps(Event.to_wire(update))
 
 
-def test_usage_changes_are_never_served_from_the_cache() -> None:
+def test_usage_changed_in_place_shows_in_the_next_update() -> None:
     usage = Usage(input=1)
     event = AssistantMessageEvent(type="text_delta", content_index=0, delta="x")
     first = MessageUpdate(usage=usage, assistant_message_event=event).to_wire()

@@ -228,7 +228,8 @@ class SessionBridge:
             return "max_tokens", None
         if last.stop_reason == "error":
             message = last.error_message or "The model request failed"
-            if "refus" in message.lower():
+            # The providers' refusal text (Anthropic's stop_reason "refusal"); "connection refused" is an error.
+            if "model refused" in message.lower():
                 return "refusal", None
             return "end_turn", message
         return "end_turn", None

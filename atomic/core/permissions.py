@@ -86,7 +86,8 @@ class ApprovalRequest:
     command_prefix: str | None = None
 
 
-Approver = Callable[[ApprovalRequest], Awaitable[Decision]]
+# An approver returns None when nobody could be asked (no frontend that answers dialogs).
+Approver = Callable[[ApprovalRequest], Awaitable[Decision | None]]
 
 
 def describe(tool_name: str, args: dict[str, Any]) -> str:
@@ -147,12 +148,12 @@ class PermissionPolicy:
             return None
         if remembered is False:
             return f"The user rejected {tool_name} for this session."
-        if self.approver is None:
+        decision = await self.approver(request) if self.approver is not None else None
+        if decision is None:
             return (
                 f"{request.title} needs approval (permission mode {self.mode}), and nobody can approve it "
                 "in this mode. Ask the user to change the permission mode."
             )
-        decision = await self.approver(request)
         self._remember(request, decision)
         if decision in ("allow_once", "allow_always"):
             return None

@@ -11,7 +11,7 @@ from typing import Any
 
 from atomic.core.engine.session import AgentSession
 from atomic.rpc import protocol as p
-from atomic.rpc.wire_json import entries_json, tree_json
+from atomic.rpc.wire_json import entries_json, messages_json, tree_json
 
 Handler = Callable[[AgentSession, Any, "HandlerContext"], Awaitable[Any]]
 
@@ -63,7 +63,8 @@ async def get_state(s: AgentSession, _c: p.GetState, _x: HandlerContext) -> Any:
 
 
 async def get_messages(s: AgentSession, _c: p.GetMessages, _x: HandlerContext) -> Any:
-    return {"messages": [m.to_wire() for m in s.messages()]}
+    # Stored messages go out as stored: no model validation, no dump per message.
+    return messages_json(s.context_items)
 
 
 async def set_model(s: AgentSession, c: p.SetModel, _x: HandlerContext) -> Any:

@@ -18,10 +18,11 @@ from typing import Any, BinaryIO
 
 from atomic.core.atomic_io import encode_json_text
 from atomic.core.engine.session import AgentSession
-from atomic.core.events import Event
+from atomic.core.events import Event, MessageUpdate
 from atomic.rpc.extension_ui import resolve_ui_response
 from atomic.rpc.handlers import HANDLERS, NO_DATA, HandlerContext
 from atomic.rpc.protocol import NO_ID, CommandError, ExtensionUiResponse, JsonNumber, parse_line
+from atomic.rpc.update_lines import MessageUpdateLines
 from atomic.rpc.wire_json import dumps
 
 READ_CHUNK = 1 << 16
@@ -83,12 +84,16 @@ class RpcServer:
         self.out = JsonLineWriter(stdout)
         self.tasks: set[asyncio.Task[Any]] = set()
         self.context = HandlerContext(self.out.write)
+        self._updates = MessageUpdateLines()
         session.subscribe(self._on_event)
         # This client answers extension dialogs; statuses etc. set before now are sent first.
         session.extension_ui.attach(self._on_event)
 
     def _on_event(self, event: Event) -> None:
-        self.out.write(event.to_wire())
+        if type(event) is MessageUpdate:  # one per streamed delta: the fast path
+            self.out.write_text(self._updates.line(event))
+        else:
+            self.out.write(event.to_wire())
 
     def respond(self, command: str, request_id: Any = NO_ID, *, data: Any = NO_DATA, error: str | None = None) -> None:
         """Write one response: `id` (as sent), `type`, `command`, `success`, then `error` or `data`."""

@@ -12,6 +12,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from atomic.core.session.context import ContextItem
     from atomic.core.session.store import SessionStore
 
 
@@ -117,3 +118,9 @@ def tree_json(store: SessionStore) -> RawJson:
                 stack.append(("emit", ","))
     out.append(f',"leafId":{dumps(store.leaf_id)}}}')
     return RawJson("".join(out))
+
+
+def messages_json(items: list[ContextItem]) -> RawJson:
+    """`get_messages` data: each stored message's own text from the file when known, else its dict."""
+    parts = [item.stored_json or dumps(item.wire) for item in items]
+    return RawJson(f'{{"messages":[{",".join(parts)}]}}')

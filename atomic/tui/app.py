@@ -13,6 +13,7 @@ from textual.screen import Screen
 from textual.widgets import TextArea
 
 from atomic.core.engine.options import SessionOptions  # a plain dataclass: cheap to import
+from atomic.tui.approvals import TuiApprover, next_mode
 from atomic.tui.clipboard import copy_text
 from atomic.tui.commands import BUILTIN_COMMANDS, SlashCommandProvider, SlashCommands
 from atomic.tui.completion import MAX_ITEMS, CompletionItem, CompletionPopup, FileIndex, find_context, rank
@@ -157,6 +158,7 @@ class AtomicApp(App[int]):
         self.bridge = EventBridge(self)
         self._unsubscribe = self.session.subscribe(self.bridge.handle)
         self.extension_ui = ExtensionUiPresenter(self)
+        self.session.permissions.approver = TuiApprover(self)
         self.git_branch = read_git_branch(self.session.cwd)
         self.apply_settings()
         self.show_startup()
@@ -432,6 +434,14 @@ class AtomicApp(App[int]):
     def close_find_bar(self) -> None:
         self.find_bar.close()
         self.editor.focus()
+
+    def action_cycle_permissions(self) -> None:
+        """F2: the next permission mode (ask → accept-edits → yolo), saved like /permissions."""
+        if self.session is None:
+            return
+        mode = next_mode(self.session.permissions.mode)
+        self.session.set_permission_mode(mode, persist=True)
+        self.notify(f"Permission mode: {mode}")
 
     def action_toggle_thinking(self) -> None:
         self.conversation.toggle_class("-thinking-collapsed")

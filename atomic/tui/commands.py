@@ -29,6 +29,7 @@ BUILTIN_COMMANDS: tuple[tuple[str, str], ...] = (
     ("login", "Store an API key for a provider"),
     ("logout", "Remove a stored API key"),
     ("mcp", "MCP servers: status, tools, errors, reconnect"),
+    ("permissions", "Approvals: /permissions [ask|accept-edits|yolo] (f2 cycles)"),
     ("quit", "Quit Atomic"),
 )
 
@@ -100,6 +101,7 @@ class SlashCommands:
             "compact": self._compact,
             "export": self._export,
             "copy": self._copy,
+            "permissions": self._permissions,
             "quit": self._quit,
         }
 
@@ -121,6 +123,21 @@ class SlashCommands:
             self.open_screen(name, args)
             return True
         return False
+
+    async def _permissions(self, args: str) -> None:
+        session = self.app.session
+        if not args:
+            self.app.notify(
+                f"Permission mode: {session.permissions.mode}. /permissions ask|accept-edits|yolo changes it; "
+                "f2 cycles."
+            )
+            return
+        try:
+            session.set_permission_mode(args.strip(), persist=True)
+        except ValueError as exc:
+            self.app.notify(str(exc), severity="error")
+            return
+        self.app.notify(f"Permission mode: {session.permissions.mode}")
 
     def _switch_model_directly(self, term: str) -> bool:
         """`/model <term>`: switch when exactly one available model is `id` or `provider/id`."""

@@ -96,14 +96,17 @@ def write_script(tmp_path: Path) -> ScriptWriter:
 
 
 @asynccontextmanager
-async def acp_agent(env: dict[str, str], script: Path, *extra: str) -> AsyncIterator[tuple[Any, RecordingClient, Any]]:
+async def acp_agent(
+    env: dict[str, str], script: Path, *extra: str, scripted: bool = True
+) -> AsyncIterator[tuple[Any, RecordingClient, Any]]:
     from acp.stdio import spawn_agent_process
 
     client = RecordingClient()
     run_env = dict(env)
     run_env["ATOMIC_SCRIPT"] = str(script)
     async with spawn_agent_process(
-        client, sys.executable, "-m", "atomic", "--mode", "acp", "--provider", "scripted", *extra, env=run_env
+        client, sys.executable, "-m", "atomic", "--mode", "acp",
+        *(["--provider", "scripted"] if scripted else []), *extra, env=run_env
     ) as (conn, process):
         yield conn, client, process
     if process.returncode is None:

@@ -52,3 +52,21 @@ async def test_unknown_session_is_an_error(acp_env: dict[str, str], write_script
         await conn.initialize(protocol_version=1)
         with pytest.raises(RequestError):
             await conn.prompt(session_id="nope", prompt=[text_block("hi")])
+
+
+async def test_without_any_key_a_terminal_login_is_offered(acp_env: dict[str, str],
+                                                           write_script: ScriptWriter) -> None:
+    async with acp_agent(acp_env, write_script([]), scripted=False) as (conn, _client, _process):
+        response = await conn.initialize(protocol_version=1)
+    [method] = response.auth_methods
+    assert method.type == "terminal" and method.id == "atomic-login"
+
+
+async def test_naming_the_session_sends_session_info(acp_env: dict[str, str], write_script: ScriptWriter,
+                                                     project: Path) -> None:
+    async with acp_agent(acp_env, write_script([])) as (conn, client, _process):
+        await conn.initialize(protocol_version=1)
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        response = await conn.prompt(session_id=session.session_id, prompt=[text_block("/name Fix the parser")])
+        assert response.stop_reason == "end_turn"
+    assert [u.title for u in client.of_kind("session_info_update")] == ["Fix the parser"]

@@ -30,6 +30,8 @@ async def test_rpc_lists_servers_calls_tools_and_reports_failures_on_stderr(tmp_
         "broken": {"command": "/no/such/mcp-server-binary"},
     }}))
     (cwd / ".mcp.json").write_text(json.dumps({"mcpServers": {"projsrv": {"command": "echo"}}}))
+    # Importing the SDK in the server can take seconds on a loaded machine: let the prompt wait for it.
+    (agent_dir / "settings.json").write_text(json.dumps({"mcp": {"promptWaitMs": 60000, "startupTimeoutMs": 60000}}))
     script = [{"toolCalls": [{"name": "mcp__tiny__add", "arguments": {"a": 1, "b": 2}}]}, {"text": "three"}]
     client = RecordingClient(["--provider", "scripted", "--no-session"], cwd=cwd,
                              env=rpc_env(agent_dir, script, tmp_path))

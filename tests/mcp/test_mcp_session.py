@@ -32,6 +32,8 @@ async def test_the_first_prompt_waits_for_servers_and_calls_their_tools(
 ) -> None:
     monkeypatch.setenv("TINY_TEST_MARK", "expanded")
     write_servers(agent_dir / "mcp.json", {"tiny": server_entry()})
+    # The server's SDK import can take seconds on a loaded machine; the wait is what is tested, not its length.
+    (agent_dir / "settings.json").write_text('{"mcp": {"promptWaitMs": 60000, "startupTimeoutMs": 60000}}')
     provider = ScriptedProvider([
         {"toolCalls": [{"name": "mcp__tiny__add", "arguments": {"a": 20, "b": 22}},
                        {"name": "mcp__tiny__echo", "arguments": {"text": "hello"}}]},

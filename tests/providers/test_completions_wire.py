@@ -332,3 +332,20 @@ async def test_responses_tool_ids_are_shortened_for_chat_servers(server: Scripte
     assert messages[2]["tool_calls"][0]["id"] == "call_abc"
     assert messages[3]["tool_call_id"] == "call_abc"
     assert json.loads(messages[2]["tool_calls"][0]["function"]["arguments"]) == {}
+
+
+async def test_mistral_gets_nine_character_tool_ids_for_foreign_calls(server: ScriptedServer) -> None:
+    model = model_for(server, provider="mistral")
+    foreign = AssistantMessage(api="openai-completions", provider="openai", model="gpt-4o", stop_reason="toolUse",
+                               content=[ToolCall(id="call_7kE4IjtnwXcGbX6h", name="weather", arguments={}),
+                                        ToolCall(id="D681PevKs", name="weather", arguments={})])
+    history = [UserMessage(content="hi"), foreign,
+               ToolResultMessage(tool_call_id="call_7kE4IjtnwXcGbX6h", tool_name="weather", content=[TextContent(text="1")]),
+               ToolResultMessage(tool_call_id="D681PevKs", tool_name="weather", content=[TextContent(text="2")])]
+    server.replies.append(Reply(events=[c({"content": "ok"}), c({}, "stop"), DONE]))
+    await assemble(OpenAICompletionsProvider(), make_request(model, history))
+    messages = server.requests[-1].body["messages"]
+    ids = [call["id"] for call in messages[2]["tool_calls"]]
+    assert len(ids[0]) == 9 and ids[0].isalnum() and ids[1] == "D681PevKs"
+    assert [m["tool_call_id"] for m in messages[3:5]] == ids
+    assert messages[3]["name"] == "weather"  # Mistral also wants the tool's name on results

@@ -322,3 +322,16 @@ async def test_foreign_tool_ids_are_used_whole(server: ScriptedServer) -> None:
     await assemble(OpenAIResponsesProvider(), make_request(model, history))
     items = server.requests[-1].body["input"]
     assert items[1]["call_id"] == "functions.weather:0" and items[2]["call_id"] == "functions.weather:0"
+
+
+async def test_encrypted_reasoning_without_summary_is_still_replayed(server: ScriptedServer) -> None:
+    # o4-mini: the reasoning item has encrypted content but streams no summary text at all.
+    model = model_for(server, id="o4-mini")
+    outcome = await run(server, model, [
+        *start(), *reasoning(0, "rs_5", encrypted="ENC5"), *function_call(1, "fc_5", "call_5", ['{"city":"Rome"}']),
+        end(60, 225),
+    ])
+    assert outcome.message.content[0].thinking == ""
+    replayed = await next_input(server, model, outcome)
+    assert replayed[0] == {"type": "reasoning", "id": "rs_5", "summary": [], "encrypted_content": "ENC5"}
+    assert replayed[1]["id"] == "fc_5"

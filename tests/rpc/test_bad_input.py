@@ -20,7 +20,7 @@ async def assert_still_serving(client: RecordingClient) -> None:
     assert state["isStreaming"] is False
 
 
-async def next_response(client: RecordingClient, count_before: int, timeout: float = 5.0) -> dict[str, Any]:
+async def next_response(client: RecordingClient, count_before: int, timeout: float = 30.0) -> dict[str, Any]:
     """The response at index `count_before` (for lines sent raw, without RpcClient.request)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout

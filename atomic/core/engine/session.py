@@ -19,10 +19,10 @@ from atomic.core.engine.model_controls import ModelControls
 from atomic.core.engine.session_controls import SessionControls
 from atomic.core.events import AgentSettled, Event, ExtensionError, PermissionModeChanged, QueueUpdate
 from atomic.core.extensions.hooks import HookBus
-from atomic.core.extensions.ui import ExtensionUiHost
+from atomic.core.extensions.ui import DEFAULT_DIALOG_TIMEOUT_S, ExtensionUiHost
 from atomic.core.messages import AssistantMessage, ImageContent, ToolResultMessage, Usage
 from atomic.core.model_types import Model
-from atomic.core.permissions import PermissionPolicy, parse_mode
+from atomic.core.permissions import ApprovalRequest, Decision, PermissionPolicy, parse_mode
 from atomic.core.providers.base import StreamRequest, ToolSpec
 from atomic.core.session.context import ContextItem, SessionContext, build_context
 from atomic.core.session.store import SessionStore
@@ -80,7 +80,9 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
         self.compacted_since_usage = False
         self.pending_tool_results: list[ToolResultMessage] | None = None
         self.deferred_messages: list[Any] = []
-        self.permissions = PermissionPolicy()
+        # Approvals go through the extension UI's confirm dialog (RPC clients, the TUI) unless a
+        # frontend installs its own approver (ACP's session/request_permission).
+        self.permissions = PermissionPolicy(approver=self._approve_through_ui)
         # Set by a frontend whose client edits files itself (ACP's fs methods).
         self.editor_files: EditorFiles | None = None
         self._run_task: asyncio.Task[Any] | None = None
@@ -393,6 +395,18 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
         if steering or follow:
             self.queue_changed()
         return {"steering": steering, "followUp": follow}
+
+    async def _approve_through_ui(self, request: ApprovalRequest) -> Decision | None:
+        if not self.extension_ui.has_frontend:
+            return None
+        answer = await self.extension_ui.dialog(
+            "confirm",
+            title=f"Allow {request.tool_name}?",
+            message=request.title,
+            timeout=DEFAULT_DIALOG_TIMEOUT_S,
+            extension_path=None,
+        )
+        return "allow_once" if answer.confirmed is True and answer.cancelled is not True else "reject_once"
 
     def set_permission_mode(self, mode: str, persist: bool = False) -> None:
         """Change who approves tool calls; "always" answers given so far stay remembered."""

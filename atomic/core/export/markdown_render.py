@@ -16,6 +16,8 @@ from typing import Any
 
 # Highlighting a huge blob is slow and rarely useful; beyond this it is shown plain.
 MAX_HIGHLIGHT_CHARS = 200_000
+# Highlighted blocks up to this size are remembered (at most 512 of them, so a few MB).
+CACHE_MAX_CHARS = 8_000
 
 LIGHT_PYGMENTS_STYLE = "default"
 DARK_PYGMENTS_STYLE = "github-dark"
@@ -26,32 +28,72 @@ def escape(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
-def _highlight_with(lexer: Any, code: str) -> str:
-    from pygments import highlight
+@lru_cache(maxsize=1)
+def _formatter() -> Any:
     from pygments.formatters import HtmlFormatter
 
+    # One formatter for the whole process: building one costs as much as highlighting a small
+    # block (it derives a stylesheet), and it caches the span opener of each token type.
     # nowrap: we supply our own <pre><code>; pygments escapes every token it emits.
-    return highlight(code, lexer, HtmlFormatter(nowrap=True))
+    return HtmlFormatter(nowrap=True)
+
+
+@lru_cache(maxsize=256)
+def _lexer_for_language(language: str) -> Any:
+    from pygments.lexers import get_lexer_by_name
+    from pygments.util import ClassNotFound
+
+    try:
+        return get_lexer_by_name(language, stripnl=False, ensurenl=False)
+    except ClassNotFound:
+        return None
+
+
+# File name (without its folder) -> lexer or None.
+_FILE_LEXERS: dict[str, Any] = {}
+
+
+def _lexer_for_file(filename: str, code: str) -> Any:
+    # Cached per file name: the lookup matches the name against every lexer's patterns, which
+    # costs more than highlighting a typical block, and a session reads the same files again and
+    # again. (Not per suffix: CMakeLists.txt and notes.txt need different lexers.) The first
+    # content seen decides a name that several lexers claim.
+    name = filename.replace("\\", "/").rsplit("/", 1)[-1]
+    if name not in _FILE_LEXERS:
+        from pygments.lexers import get_lexer_for_filename
+        from pygments.util import ClassNotFound
+
+        try:
+            _FILE_LEXERS[name] = get_lexer_for_filename(name, code[:4000], stripnl=False, ensurenl=False)
+        except ClassNotFound:
+            _FILE_LEXERS[name] = None
+    return _FILE_LEXERS[name]
+
+
+def _highlight_with(lexer: Any, code: str) -> str:
+    from pygments import highlight
+
+    return str(highlight(code, lexer, _formatter()))
+
+
+@lru_cache(maxsize=512)
+def _highlight_cached(lexer: Any, code: str) -> str:
+    # The same file is often read, edited and read again in one session.
+    return _highlight_with(lexer, code)
 
 
 def highlight_code(code: str, language: str | None = None, filename: str | None = None) -> str:
     """Escaped, token-coloured HTML for `code` (no wrapper). Falls back to plain escaping."""
     if not code or len(code) > MAX_HIGHLIGHT_CHARS:
         return escape(code)
-    from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
-    from pygments.util import ClassNotFound
-
     lexer = None
-    try:
-        if language:
-            lexer = get_lexer_by_name(language, stripnl=False, ensurenl=False)
-        elif filename:
-            lexer = get_lexer_for_filename(filename, code, stripnl=False, ensurenl=False)
-    except ClassNotFound:
-        lexer = None
+    if language:
+        lexer = _lexer_for_language(language.lower())
+    elif filename:
+        lexer = _lexer_for_file(filename, code)
     if lexer is None:
         return escape(code)
-    return _highlight_with(lexer, code)
+    return _highlight_cached(lexer, code) if len(code) <= CACHE_MAX_CHARS else _highlight_with(lexer, code)
 
 
 def code_block(code: str, language: str | None = None, filename: str | None = None) -> str:

@@ -9,6 +9,23 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
+# Provenance of each figure, kept next to the data in catalog.json. It is documentation for people
+# and for the catalog test; models are built without it, and models.json never needs it.
+FIGURES = ("contextWindow", "maxTokens", "cost", "reasoning", "input")
+_PROVENANCE_KEYS = ("source", "sources", "checked", "note")
+
+
+@dataclass(frozen=True)
+class ModelProvenance:
+    """Where a built-in model's figures come from: one URL per figure, the date they were checked."""
+
+    sources: dict[str, str]
+    checked: str | None
+    note: str | None
+
+    def source_for(self, figure: str) -> str | None:
+        return self.sources.get(figure)
+
 
 @dataclass(frozen=True)
 class BuiltinProvider:
@@ -24,6 +41,7 @@ class BuiltinProvider:
     default_model: str | None = None
     compat: dict[str, Any] | None = None
     models: tuple[dict[str, Any], ...] = field(default_factory=tuple)
+    provenance: dict[str, ModelProvenance] = field(default_factory=dict)
 
 
 @lru_cache(maxsize=1)
@@ -50,15 +68,43 @@ def builtin_providers() -> dict[str, BuiltinProvider]:
             opt_in_env=tuple(spec.get("optInEnv", ())),
             default_model=spec.get("defaultModel"),
             compat=spec.get("compat"),
-            models=tuple(spec.get("models", ())),
+            models=tuple(_without_provenance(m) for m in spec.get("models", ())),
+            provenance={m["id"]: _provenance(m) for m in spec.get("models", ())},
         )
     return providers
+
+
+def _without_provenance(model: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in model.items() if k not in _PROVENANCE_KEYS}
+
+
+def _provenance(model: dict[str, Any]) -> ModelProvenance:
+    # "source" is the page that gives every figure; "sources" names a different page for some of them.
+    default = model.get("source")
+    overrides = model.get("sources") or {}
+    sources = {
+        figure: url
+        for figure in FIGURES
+        if isinstance(url := overrides.get(figure, default), str) and url
+    }
+    checked = model.get("checked")
+    note = model.get("note")
+    return ModelProvenance(
+        sources=sources,
+        checked=checked if isinstance(checked, str) else None,
+        note=note if isinstance(note, str) else None,
+    )
 
 
 def builtin_model_defs(provider: str) -> list[dict[str, Any]]:
     """Fresh copies of a provider's model definitions (callers may mutate them)."""
     spec = builtin_providers().get(provider)
     return copy.deepcopy(list(spec.models)) if spec else []
+
+
+def builtin_model_provenance(provider: str, model_id: str) -> ModelProvenance | None:
+    spec = builtin_providers().get(provider)
+    return spec.provenance.get(model_id) if spec else None
 
 
 def env_var_for(provider: str) -> str | None:

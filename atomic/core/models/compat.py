@@ -28,13 +28,10 @@ def inferred_completions_compat(model: Model) -> dict[str, Any]:
     groq = _is(model, ("groq",), ("groq.com",))
     mistral = _is(model, ("mistral",), ("mistral.ai",))
     openrouter = _is(model, ("openrouter",), ("openrouter.ai",))
-    cerebras = _is(model, ("cerebras",), ("cerebras.ai",))
     openai = _is(model, ("openai",), ("api.openai.com",))
     huggingface = _is(model, ("huggingface",), ("huggingface.co",))
 
     compat: dict[str, Any] = {}
-    if deepseek or zai or xai or mistral or cerebras or groq or openrouter:
-        compat["supportsStore"] = False
     if not openai:
         # Only OpenAI itself is known to take the `developer` role; `system` works everywhere.
         compat["supportsDeveloperRole"] = False
@@ -44,6 +41,7 @@ def inferred_completions_compat(model: Model) -> dict[str, Any]:
         compat["maxTokensField"] = "max_tokens"
     if mistral:
         compat["requiresToolResultName"] = True
+        compat["requiresMistralToolIds"] = True
     if deepseek:
         # DeepSeek answers 400 when an assistant message of a thinking model lacks reasoning_content.
         compat["requiresReasoningContentOnAssistantMessages"] = True

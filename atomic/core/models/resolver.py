@@ -263,8 +263,15 @@ def format_token_count(count: int) -> str:
     return f"{text}{unit}"
 
 
+def format_price(model: Model) -> str:
+    """Input/output dollars per million tokens, e.g. "3/15"; "-" for a model with no price (local)."""
+    if not model.cost.input and not model.cost.output:
+        return "-"
+    return f"{model.cost.input:g}/{model.cost.output:g}"
+
+
 def format_models_table(models: Sequence[Model], search: str | None = None) -> str:
-    """The `--list-models [search]` table: provider, model, context, max out, thinking, images."""
+    """The `--list-models [search]` table: provider, model, context, max out, price, thinking, images."""
     shown = list(models)
     if search and search.strip():
         terms = search.lower().split()
@@ -274,20 +281,26 @@ def format_models_table(models: Sequence[Model], search: str | None = None) -> s
             f'No models matching "{search.strip()}".' if search and search.strip() else "No models available."
         )
     shown.sort(key=lambda m: (m.provider, m.id))
-    header = ("provider", "model", "context", "max-out", "thinking", "images")
+    header = ("provider", "model", "context", "max-out", "$/MTok in/out", "thinking", "images")
     rows = [
         (
             m.provider,
             m.id,
             format_token_count(m.context_window),
             format_token_count(m.max_tokens),
+            format_price(m),
             "yes" if m.reasoning else "no",
             "yes" if m.supports_images() else "no",
         )
         for m in shown
     ]
+    # Figures read best right-aligned; names and yes/no left-aligned.
+    numeric = {2, 3, 4}
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     lines = [
-        "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in [header, *rows]
+        "  ".join(
+            cell.rjust(widths[i]) if i in numeric else cell.ljust(widths[i]) for i, cell in enumerate(row)
+        ).rstrip()
+        for row in [header, *rows]
     ]
     return "\n".join(lines)

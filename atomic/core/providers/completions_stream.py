@@ -222,6 +222,20 @@ class CompletionsStream:
         return self.handle(chunk)
 
     def handle(self, chunk: dict[str, Any]) -> list[ProviderEvent]:
+        # The common chunk first: one choice whose delta is a piece of the open text block.
+        choices = chunk.get("choices")
+        if choices.__class__ is list and len(choices) == 1 and self._text_key is not None:
+            choice = choices[0]
+            delta = choice.get("delta") if choice.__class__ is dict else None
+            if (
+                delta.__class__ is dict
+                and len(delta) == 1
+                and delta.get("content").__class__ is str
+                and not choice.get("finish_reason")
+                and chunk.get("usage") is None
+                and "error" not in chunk
+            ):
+                return [TextDelta(self._text_key, delta["content"])] if delta["content"] else []
         events: list[ProviderEvent] = []
         error = chunk.get("error")
         if error is not None and self.finish_reason is None:
@@ -230,7 +244,6 @@ class CompletionsStream:
             response_id = chunk.get("id")
             if isinstance(response_id, str):
                 self.response_id = response_id
-        choices = chunk.get("choices")
         if choices and isinstance(choices, list):
             for choice in choices:
                 if not isinstance(choice, dict):

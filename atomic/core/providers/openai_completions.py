@@ -9,6 +9,7 @@ them): `supportsDeveloperRole`, `supportsReasoningEffort`, `maxTokensField`,
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import AsyncIterator
@@ -69,12 +70,18 @@ def _user_content(content: str | list[Any], with_images: bool) -> str | list[dic
     return parts
 
 
-def chat_tool_id(tool_call_id: str) -> str:
-    """Responses ids (`call_x|fc_y`) become their call id: chat servers reject `|` and long ids."""
-    if "|" not in tool_call_id:
-        return tool_call_id
-    call_id = _UNSAFE_ID_CHARS.sub("_", tool_call_id.partition("|")[0])[:40]
-    return call_id or "call"
+def chat_tool_id(tool_call_id: str, compat: dict[str, Any]) -> str:
+    """A tool call id the server accepts (the same for the call and its result).
+
+    Responses ids (`call_x|fc_y`) become their call id: chat servers reject `|` and long ids.
+    Mistral takes only ids of exactly 9 letters and digits: other ids (from another provider,
+    earlier in the session) are mapped to 9 hex digits of their hash.
+    """
+    if "|" in tool_call_id:
+        tool_call_id = _UNSAFE_ID_CHARS.sub("_", tool_call_id.partition("|")[0])[:40] or "call"
+    if compat.get("requiresMistralToolIds") and not (len(tool_call_id) == 9 and tool_call_id.isalnum()):
+        return hashlib.sha256(tool_call_id.encode("utf-8")).hexdigest()[:9]
+    return tool_call_id
 
 
 def _replay_fields(block: ThinkingContent) -> tuple[str | None, list[Any]]:
@@ -134,7 +141,7 @@ def _assistant_message(
     if calls:
         converted["tool_calls"] = [
             {
-                "id": chat_tool_id(call.id),
+                "id": chat_tool_id(call.id, compat),
                 "type": "function",
                 "function": {"name": call.name, "arguments": json.dumps(call.arguments)},
             }
@@ -177,7 +184,7 @@ def convert_messages(request: StreamRequest) -> list[dict[str, Any]]:
                 text += "\n(see attached image)" if text else "(see attached image)"
             tool_message: dict[str, Any] = {
                 "role": "tool",
-                "tool_call_id": chat_tool_id(message.tool_call_id),
+                "tool_call_id": chat_tool_id(message.tool_call_id, compat),
                 "content": text or "(no output)",
             }
             if compat.get("requiresToolResultName"):

@@ -1,20 +1,77 @@
-"""What the model sees: the active branch of a session, with compaction applied."""
+"""What the model sees: the active branch of a session, with compaction applied.
+
+Building the context of a big session must not validate every message: a 50,000-entry file would
+spend seconds in pydantic before the first `get_state` could answer. Each `ContextItem` therefore
+keeps the stored message dict and builds its typed message on first use (`item.message`); the
+RPC sends the stored JSON text (`item.stored_json`) or the stored dict (`item.wire`), without a
+model round trip.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
-from atomic.core.messages import BranchSummaryMessage, CompactionSummaryMessage, CustomMessage, parse_message
+from atomic.core.messages import (
+    AssistantMessage,
+    BranchSummaryMessage,
+    CompactionSummaryMessage,
+    CustomMessage,
+    parse_message,
+)
 from atomic.core.session.store import EntryRecord, SessionStore
 
 VERBATIM_STRATEGY = "verbatim-lines"
+# Roles of the AgentMessage union; a stored message with another role is not part of the context.
+MESSAGE_ROLES = frozenset(
+    {"user", "assistant", "toolResult", "bashExecution", "custom", "compactionSummary", "branchSummary"}
+)
 
 
-@dataclass
 class ContextItem:
-    entry_id: str | None
-    message: Any
+    """One message of the context: a typed message, or a stored dict parsed on first use."""
+
+    __slots__ = ("entry_id", "_message", "_data", "_record")
+
+    def __init__(
+        self,
+        entry_id: str | None,
+        message: Any = None,
+        data: dict[str, Any] | None = None,
+        record: EntryRecord | None = None,
+    ) -> None:
+        self.entry_id = entry_id
+        self._message = message
+        self._data = data
+        self._record = record
+
+    @property
+    def message(self) -> Any:
+        if self._message is None:
+            self._message = _parse_stored(self.entry_id, self._data or {})
+        return self._message
+
+    @property
+    def stored_json(self) -> str | None:
+        """The message's JSON text exactly as stored in the session file, when known."""
+        return self._record.message_json if self._record is not None else None
+
+    @property
+    def wire(self) -> dict[str, Any]:
+        """The message as the protocol spells it (the stored dict when it came from the file)."""
+        if self._data is not None:
+            return self._data
+        wire: dict[str, Any] = self._message.to_wire()
+        return wire
+
+
+def _parse_stored(entry_id: str | None, data: dict[str, Any]) -> Any:
+    try:
+        return parse_message(data)
+    except Exception as exc:
+        # A stored message that does not validate is shown as a failed turn: never sent to the
+        # model (convert_to_llm skips error messages) and never a crash deep inside a prompt.
+        return AssistantMessage(stop_reason="error", error_message=f"Unreadable message entry {entry_id}: {exc}")
 
 
 @dataclass
@@ -32,8 +89,10 @@ class SessionContext:
 
 
 def _is_verbatim_compaction(record: EntryRecord) -> bool:
+    if record.type != "compaction":
+        return False
     details = record.data.get("details") or {}
-    return record.type == "compaction" and isinstance(details, dict) and details.get("strategy") == VERBATIM_STRATEGY
+    return isinstance(details, dict) and details.get("strategy") == VERBATIM_STRATEGY
 
 
 def _int_or_zero(value: Any) -> int:
@@ -41,26 +100,37 @@ def _int_or_zero(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-def _message_of(record: EntryRecord) -> Any | None:
-    data = record.data
+def _item_of(record: EntryRecord) -> ContextItem | None:
     if record.type == "message":
-        try:
-            return parse_message(data["message"])
-        except Exception:
-            return None
+        message = record.data.get("message")
+        if isinstance(message, dict) and message.get("role") in MESSAGE_ROLES:
+            return ContextItem(record.id, data=message, record=record)
+        return None
+    data = record.data
     if record.type == "branch_summary":
         # pi writes these when /tree leaves a branch; the model reads them as pi's framed user text.
-        return BranchSummaryMessage(
-            summary=str(data.get("summary", "")), from_id=str(data.get("fromId") or "root")
-        )
+        summary = BranchSummaryMessage(summary=str(data.get("summary", "")), from_id=str(data.get("fromId") or "root"))
+        return ContextItem(record.id, summary)
     if record.type == "custom_message":
-        return CustomMessage(
+        custom = CustomMessage(
             custom_type=data.get("customType", "custom"),
             content=data.get("content", ""),
             display=data.get("display", True),
             details=data.get("details"),
         )
+        return ContextItem(record.id, custom)
     return None
+
+
+def _has_usage(message: dict[str, Any]) -> bool:
+    """A finished assistant message with real token usage (it ends the post-compaction blind spot)."""
+    if message.get("stopReason") in ("error", "aborted"):
+        return False
+    usage = message.get("usage")
+    if not isinstance(usage, dict):
+        return False
+    total = usage.get("totalTokens")
+    return isinstance(total, int | float) and not isinstance(total, bool) and total > 0
 
 
 def build_context(store: SessionStore, leaf_id: str | None = None) -> SessionContext:
@@ -95,20 +165,22 @@ def build_context(store: SessionStore, leaf_id: str | None = None) -> SessionCon
         if first_kept and first_kept in kept_ids:
             start = next(i for i, r in enumerate(path) if r.id == first_kept)
             for record in path[start:compaction_index]:
-                message = _message_of(record)
-                if message is not None:
-                    ctx.items.append(ContextItem(record.id, message))
+                item = _item_of(record)
+                if item is not None:
+                    ctx.items.append(item)
         start = compaction_index + 1
         ctx.compacted_since_usage = True
 
     for record in path[start:]:
-        message = _message_of(record)
-        if message is None:
+        item = _item_of(record)
+        if item is None:
             continue
-        if getattr(message, "role", "") == "assistant":
-            if message.provider:
-                ctx.provider = ctx.provider or message.provider
-            if message.stop_reason not in ("error", "aborted") and message.usage.total_tokens:
+        stored = item.wire
+        if stored.get("role") == "assistant":
+            provider = stored.get("provider")
+            if isinstance(provider, str) and provider:
+                ctx.provider = ctx.provider or provider
+            if _has_usage(stored):
                 ctx.compacted_since_usage = False
-        ctx.items.append(ContextItem(record.id, message))
+        ctx.items.append(item)
     return ctx

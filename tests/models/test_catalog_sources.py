@@ -1,0 +1,94 @@
+"""Every figure of the built-in catalog names the provider page it was taken from."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from urllib.parse import urlparse
+
+import pytest
+
+from atomic.core.models.catalog import FIGURES, builtin_model_provenance, builtin_providers
+from atomic.core.models.registry import ModelRegistry
+
+# The provider's own documentation only: a figure copied from an aggregator or a blog is not a source.
+PROVIDER_HOSTS: dict[str, tuple[str, ...]] = {
+    "anthropic": ("platform.claude.com", "docs.claude.com", "www.anthropic.com", "claude.com"),
+    "openai": ("developers.openai.com", "platform.openai.com", "openai.com"),
+    "xai": ("docs.x.ai",),
+    "deepseek": ("api-docs.deepseek.com",),
+    "mistral": ("docs.mistral.ai", "mistral.ai"),
+    "groq": ("console.groq.com", "groq.com"),
+    "cerebras": ("inference-docs.cerebras.ai", "www.cerebras.ai"),
+    "openrouter": ("openrouter.ai",),
+    "ollama": ("ollama.com",),
+}
+
+ALL_MODELS = [(name, model["id"]) for name, spec in builtin_providers().items() for model in spec.models]
+
+
+def test_every_provider_has_an_allowed_host_list() -> None:
+    assert set(PROVIDER_HOSTS) == set(builtin_providers())
+
+
+@pytest.mark.parametrize(("provider", "model_id"), ALL_MODELS, ids=[f"{p}/{m}" for p, m in ALL_MODELS])
+def test_every_figure_has_a_provider_source(provider: str, model_id: str) -> None:
+    provenance = builtin_model_provenance(provider, model_id)
+    assert provenance is not None
+    for figure in FIGURES:
+        url = provenance.source_for(figure)
+        assert url, f"{provider}/{model_id}: no source for {figure}"
+        parsed = urlparse(url)
+        assert parsed.scheme == "https", url
+        assert parsed.hostname in PROVIDER_HOSTS[provider], f"{provider}/{model_id}: {url} is not the provider's"
+    assert provenance.checked is not None and re.fullmatch(r"\d{4}-\d{2}-\d{2}", provenance.checked)
+
+
+def test_provenance_stays_out_of_models(make_registry: Callable[..., ModelRegistry]) -> None:
+    # The loader keeps sources for people and tests; a Model never carries them, and the
+    # definitions handed to the registry (and merged with models.json) do not either.
+    for spec in builtin_providers().values():
+        for model in spec.models:
+            assert not {"source", "sources", "checked", "note"} & set(model)
+    registry = make_registry()
+    wire = registry.all_models()[0].to_wire()
+    assert "source" not in wire and "sources" not in wire
+
+
+def test_unknown_model_has_no_provenance() -> None:
+    assert builtin_model_provenance("anthropic", "no-such-model") is None
+    assert builtin_model_provenance("no-such-provider", "x") is None
+
+
+@pytest.mark.parametrize(
+    ("provider", "model_id", "figures"),
+    [
+        # Figures where the catalog once disagreed with pi, settled from the provider's own page.
+        ("anthropic", "claude-opus-4-7", {"context_window": 1_000_000, "max_tokens": 128_000}),
+        ("anthropic", "claude-opus-4-6", {"context_window": 1_000_000, "max_tokens": 128_000}),
+        ("anthropic", "claude-sonnet-4-6", {"context_window": 1_000_000, "max_tokens": 128_000}),
+        ("openai", "gpt-5.4", {"context_window": 1_050_000, "max_tokens": 128_000}),
+        ("mistral", "mistral-medium-latest", {"context_window": 262_144, "reasoning": True}),
+        ("deepseek", "deepseek-flash", {"context_window": 1_000_000, "max_tokens": 384_000}),
+    ],
+)
+def test_settled_figures(
+    make_registry: Callable[..., ModelRegistry], provider: str, model_id: str, figures: dict[str, object]
+) -> None:
+    model = make_registry().find(provider, model_id)
+    assert model is not None
+    for name, value in figures.items():
+        assert model.model_dump()[name] == value, name
+
+
+@pytest.mark.parametrize(
+    ("provider", "model_id"),
+    [
+        ("anthropic", "claude-sonnet-4-20250514"),
+        ("anthropic", "claude-opus-4-20250514"),
+        ("openai", "gpt-5-codex"),
+        ("cerebras", "llama-3.3-70b"),
+    ],
+)
+def test_retired_models_are_gone(make_registry: Callable[..., ModelRegistry], provider: str, model_id: str) -> None:
+    assert make_registry().find(provider, model_id) is None
