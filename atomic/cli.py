@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import json
 import sys
+import types
 from pathlib import Path
 from typing import Any
 
@@ -146,7 +147,20 @@ def _split_unknown(unknown: list[str]) -> tuple[dict[str, Any], str | None]:
     return flags, None
 
 
+def skip_pydantic_plugin_scan() -> None:
+    """pydantic looks for plugins (package entry points) when it builds its first validator, which
+    imports importlib.metadata, email, zipfile and csv and reads every installed package's metadata:
+    tens of milliseconds of each start-up. Atomic uses no pydantic plugin, so the command line hands
+    pydantic an empty plugin list instead (library use of the package is not affected)."""
+    if "pydantic.plugin._loader" in sys.modules:
+        return
+    loader = types.ModuleType("pydantic.plugin._loader")
+    loader.get_plugins = lambda: ()  # type: ignore[attr-defined]
+    sys.modules["pydantic.plugin._loader"] = loader
+
+
 def main(argv: list[str] | None = None) -> int:
+    skip_pydantic_plugin_scan()
     parser = build_parser()
     args, unknown = parser.parse_known_args(argv)
     extra_flags, error = _split_unknown(unknown)

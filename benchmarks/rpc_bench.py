@@ -3,7 +3,8 @@
 Run: .venv/bin/python benchmarks/rpc_bench.py [--deltas 20000] [--runs 5]
 
 Prints
-- time from process start to the first `get_state` response (median of --runs);
+- time from process start to the first `get_state` response (median of --runs), and the CPU time the
+  process used until then (the figure to compare on a busy machine);
 - peak RSS (VmHWM) idle after start-up, and after one streamed prompt;
 - streamed deltas per second for one reply of N small text deltas that a local OpenAI-compatible
   server sends as fast as it can (the `openai-completions` provider through the official SDK).
@@ -92,7 +93,15 @@ def spawn(agent: Path) -> subprocess.Popen[bytes]:
     )
 
 
-def first_response_ms(agent: Path) -> float:
+def cpu_ms(pid: int) -> float:
+    """User + system CPU the process has used so far (all its threads), from /proc."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    fields = stat[stat.rfind(")") + 2 :].split()
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
+def first_response_ms(agent: Path) -> tuple[float, float]:
+    """Wall time and the process's CPU time from start to the first `get_state` answer."""
     start = time.perf_counter()
     proc = spawn(agent)
     assert proc.stdin and proc.stdout
@@ -100,9 +109,10 @@ def first_response_ms(agent: Path) -> float:
     proc.stdin.flush()
     proc.stdout.readline()
     elapsed = (time.perf_counter() - start) * 1000
+    cpu = cpu_ms(proc.pid)
     proc.stdin.close()
     proc.wait()
-    return elapsed
+    return elapsed, cpu
 
 
 def precompile() -> None:
@@ -124,9 +134,11 @@ def main() -> None:
     server = start_server(args.deltas)
     agent = write_agent_dir(server.server_address[1])
 
-    times = [first_response_ms(agent) for _ in range(args.runs)]
+    figures = [first_response_ms(agent) for _ in range(args.runs)]
+    times = [wall for wall, _cpu in figures]
     print(f"first get_state response: median {statistics.median(times):.0f} ms "
-          f"(min {min(times):.0f}, max {max(times):.0f}, {args.runs} runs)")
+          f"(min {min(times):.0f}, max {max(times):.0f}, {args.runs} runs); "
+          f"CPU until then median {statistics.median(cpu for _wall, cpu in figures):.0f} ms")
 
     proc = spawn(agent)
     assert proc.stdin and proc.stdout

@@ -84,6 +84,7 @@ class RpcServer:
         self.out = JsonLineWriter(stdout)
         self.tasks: set[asyncio.Task[Any]] = set()
         self.context = HandlerContext(self.out.write)
+        self._warm_up_pending = True
         self._updates = MessageUpdateLines()
         session.subscribe(self._on_event)
         # This client answers extension dialogs; statuses etc. set before now are sent first.
@@ -97,6 +98,12 @@ class RpcServer:
 
     def respond(self, command: str, request_id: Any = NO_ID, *, data: Any = NO_DATA, error: str | None = None) -> None:
         """Write one response: `id` (as sent), `type`, `command`, `success`, then `error` or `data`."""
+        if self._warm_up_pending:
+            # Once the first answer is out (its flush is queued in this pass; this runs in the next one),
+            # load the provider SDK in the background: start-up and idle memory stay as they were.
+            self._warm_up_pending = False
+            loop = asyncio.get_running_loop()
+            loop.call_soon(loop.call_soon, self.session.warm_up_provider)
         head: dict[str, Any] = {}
         if request_id is not NO_ID:
             head["id"] = request_id

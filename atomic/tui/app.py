@@ -169,6 +169,9 @@ class AtomicApp(App[int]):
         self.load_prompt_history()
         self.after_state_change()
         self.session_ready = True
+        # Load the provider SDK in a background thread once the session is on screen (a first prompt
+        # sent sooner waits for it off the event loop, so typing never freezes).
+        self.call_after_refresh(self.session.warm_up_provider)
         if self.open_resume_picker:
             self.slash.open_screen("resume")
         elif self.initial_message:

@@ -21,6 +21,8 @@ class RecordedRequest:
     path: str
     headers: dict[str, str]
     body: Any
+    # The client's port: two requests with the same port came over one (kept-alive) connection.
+    client_port: int = 0
 
 
 @dataclass
@@ -68,7 +70,9 @@ class ScriptedServer:
                 except ValueError:
                     body = raw.decode(errors="replace")
                 server.requests.append(
-                    RecordedRequest(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+                    RecordedRequest(
+                        self.path, {k.lower(): v for k, v in self.headers.items()}, body, self.client_address[1]
+                    )
                 )
                 reply = (
                     server.replies.pop(0) if server.replies else Reply(status=500, body={"error": "no reply"})

@@ -75,11 +75,25 @@ async def test_progress_updates_carry_accumulated_output(tmp_path: Path) -> None
     assert updates[-1].details == {"truncation": None, "fullOutputPath": None}
 
 
-async def test_abort_kills_and_reraises(ctx: ToolContext) -> None:
+async def test_abort_kills_and_keeps_the_output_so_far(tmp_path: Path) -> None:
+    updates: list[ToolOutput] = []
+    ctx = ToolContext(cwd=tmp_path, on_update=updates.append)
+    task = asyncio.create_task(run(BashTool(), ctx, command="echo first; echo second >&2; sleep 30"))
+    while not updates or text_of(updates[-1]) != "first\nsecond":
+        await asyncio.sleep(0.02)
+    task.cancel()
+    # The result keeps what the command printed, marked as aborted (as pi does), instead of a bare
+    # "Operation aborted"; the cancellation itself is consumed by the tool.
+    with pytest.raises(ToolError) as caught:
+        await asyncio.wait_for(task, 3)
+    assert str(caught.value) == "first\nsecond\n\nCommand aborted"
+
+
+async def test_abort_before_any_output(ctx: ToolContext) -> None:
     task = asyncio.create_task(run(BashTool(), ctx, command="sleep 30"))
     await asyncio.sleep(0.2)
     task.cancel()
-    with pytest.raises(asyncio.CancelledError):
+    with pytest.raises(ToolError, match=r"^Command aborted$"):
         await asyncio.wait_for(task, 3)
 
 

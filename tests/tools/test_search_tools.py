@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 
+from atomic.core.tools import find as find_module
 from atomic.core.tools import grep as grep_module
 from atomic.core.tools.base import ToolContext, ToolError
 from atomic.core.tools.find import FindTool
@@ -37,6 +38,17 @@ def grep_backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
             pytest.skip("rg not installed")
     else:
         monkeypatch.setattr(grep_module, "find_ripgrep", lambda: None)
+    return request.param
+
+
+@pytest.fixture(params=["rg", "python"])
+def find_backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """find lists files with `rg --files` when ripgrep is there, else walks the tree in Python."""
+    if request.param == "rg":
+        if find_ripgrep() is None:
+            pytest.skip("rg not installed")
+    else:
+        monkeypatch.setattr(find_module, "find_ripgrep", lambda: None)
     return request.param
 
 
@@ -75,7 +87,7 @@ async def test_grep_errors(tmp_path: Path, ctx: ToolContext, grep_backend: str) 
         await run(GrepTool(), ctx, pattern="(unclosed")
 
 
-async def test_find(project: Path, ctx: ToolContext) -> None:
+async def test_find(project: Path, ctx: ToolContext, find_backend: str) -> None:
     assert text_of(await run(FindTool(), ctx, pattern="*.py")) == ".hidden.py\nsrc/main.py\nsrc/pkg/util.py"
     assert text_of(await run(FindTool(), ctx, pattern="src/**/*.py")) == "src/main.py\nsrc/pkg/util.py"
     assert text_of(await run(FindTool(), ctx, pattern="*.{md,log}", path="src")) == "notes.md"
@@ -88,7 +100,7 @@ async def test_find(project: Path, ctx: ToolContext) -> None:
         await run(FindTool(), ctx, pattern="*", path="missing")
 
 
-async def test_find_nested_gitignore_and_negation(tmp_path: Path, ctx: ToolContext) -> None:
+async def test_find_nested_gitignore_and_negation(tmp_path: Path, ctx: ToolContext, find_backend: str) -> None:
     (tmp_path / "a").mkdir()
     (tmp_path / "a" / ".gitignore").write_text("*.tmp\n!keep.tmp\n")
     for name in ("x.tmp", "keep.tmp", "y.txt"):
@@ -119,3 +131,28 @@ def test_registry() -> None:
         assert tool.description and tool.prompt_snippet and tool.parameters["type"] == "object"
     with pytest.raises(ValueError, match="Unknown tool name\\(s\\): nope"):
         create_builtin_tools(["read", "nope"])
+
+
+async def test_find_folders_and_path_patterns(tmp_path: Path, ctx: ToolContext, find_backend: str) -> None:
+    (tmp_path / ".gitignore").write_text("dist/\n")
+    for rel in ("app/models/user.py", "app/models/tests/test_user.py", "lib/models.txt", "dist/models/x.py",
+                "docs/a b.md", "weird\nname.txt"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("")
+    assert text_of(await run(FindTool(), ctx, pattern="models*")) == "app/models/\nlib/models.txt"
+    assert text_of(await run(FindTool(), ctx, pattern="app/**/test*")) == (
+        "app/models/tests/\napp/models/tests/test_user.py"
+    )
+    assert text_of(await run(FindTool(), ctx, pattern="models/*.py")) == "app/models/user.py"
+    assert text_of(await run(FindTool(), ctx, pattern="* *")) == "docs/a b.md"
+    assert text_of(await run(FindTool(), ctx, pattern="weird*")) == "weird\nname.txt"
+    assert text_of(await run(FindTool(), ctx, pattern="*.py", path="app/models")) == "tests/test_user.py\nuser.py"
+    limited = text_of(await run(FindTool(), ctx, pattern="*", limit=3))
+    assert limited.split("\n\n")[0].splitlines() == [".gitignore", "app/", "app/models/"]
+
+
+async def test_find_negated_classes_stay_inside_one_name(tmp_path: Path, ctx: ToolContext, find_backend: str) -> None:
+    for rel in ("c/b", "xyb", "d/qzb"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("")
+    assert text_of(await run(FindTool(), ctx, pattern="[!a][!a]b")) == "d/qzb\nxyb"  # never "c/b"

@@ -83,7 +83,7 @@ class AgentRun:
             request.messages, omitted = omit_images(request.messages, model)
             if omitted:
                 host.notify_once(f"images-omitted:{model.key}", IMAGES_OMITTED_NOTICE.format(model=model.name or model.id))
-            provider = host.provider_for(model)
+            provider = await host.provider_for(model)
             assembler.start()
             async for event in provider.stream(request):
                 assembler.feed(event)

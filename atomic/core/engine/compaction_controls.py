@@ -76,7 +76,8 @@ class CompactionControls:
         )
         parts: list[str] = []
         stop = "stop"
-        async for event in self.provider_for(model).stream(request):
+        provider = await self.provider_for(model)
+        async for event in provider.stream(request):
             if isinstance(event, pb.TextDelta):
                 parts.append(event.delta)
             elif isinstance(event, pb.Done):

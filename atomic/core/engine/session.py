@@ -153,12 +153,23 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
 
     # ------------------------------------------------------------------ what the loop needs
 
-    def provider_for(self, model: Model) -> Any:
+    async def provider_for(self, model: Model) -> Any:
         if model.api == "scripted":
             return self.scripted_provider_for(model)
-        from atomic.core.providers import get_provider
+        from atomic.core.providers.registry import ensure_provider_ready, get_provider
 
+        # The SDK import takes seconds: it happens in a warm-up thread, and only this run waits for it.
+        await ensure_provider_ready(model.api)
         return get_provider(model.api)
+
+    def warm_up_provider(self) -> None:
+        """Start loading the current model's provider SDK in the background (frontends call this once
+        their first answer is out, so start-up itself stays as light as before)."""
+        model = self.model
+        if model is not None and model.api != "scripted":
+            from atomic.core.providers.registry import start_provider_warmup
+
+            start_provider_warmup(model.api)
 
     async def build_request(self, messages: list[Any]) -> StreamRequest:
         model = self.model
@@ -313,6 +324,9 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
 
         async def runner() -> None:
             try:
+                # Yield once: whoever started the run (the RPC `prompt` handler) answers before the run's
+                # first step builds and sends the request.
+                await asyncio.sleep(0)
                 if self.hooks.has("before_agent_start"):
                     await self._before_agent_start(pending)
                 await run.run(pending)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import re
 import time
-from email.utils import parsedate_to_datetime
 from typing import Any
 
 from atomic.core.providers.base import ErrorKind, ProviderError
@@ -101,6 +100,8 @@ def parse_retry_after(headers: Any) -> float | None:
     except (TypeError, ValueError):
         pass
     try:
+        from email.utils import parsedate_to_datetime  # rare (an HTTP-date Retry-After); not at start-up
+
         when = parsedate_to_datetime(str(value))
     except (TypeError, ValueError, IndexError):
         return None

@@ -29,7 +29,6 @@ from atomic.core.providers.base import ProviderEvent, StreamRequest
 from atomic.core.providers.completions_stream import CompletionsStream, classify_openai_error
 from atomic.core.providers.history import from_same_model, normalize_history
 from atomic.core.providers.sse import iter_sse_data
-from atomic.core.providers.streaming import close_quietly
 from atomic.core.providers.thinking_params import completions_params, default_max_tokens
 
 API = "openai-completions"
@@ -235,6 +234,31 @@ def sdk_arguments(body: dict[str, Any]) -> dict[str, Any]:
 # ----------------------------------------------------------------------------- provider
 
 
+def warm_up() -> None:
+    """Load what the first request needs, off the event loop (called from the warm-up thread): the
+    resource modules the client imports on first access, the SDK's per-type request transform, the
+    HTTP stack's lazily imported modules and a connection pool."""
+    from openai import AsyncOpenAI
+    from openai._utils import maybe_transform
+    from openai.resources.chat.completions import AsyncCompletions  # noqa: F401
+    from openai.types.chat import completion_create_params
+
+    from atomic.core.providers.clients import import_http_stack, prebuild_http_client, warm_client
+
+    import_http_stack()
+    prebuild_http_client("openai")
+    warm_client("openai", AsyncOpenAI)
+    sample = {
+        "model": "m", "stream": True, "stream_options": {"include_usage": True},
+        "messages": [{"role": "system", "content": "s"}, {"role": "user", "content": [{"type": "text", "text": "u"}]},
+                     {"role": "assistant", "content": "a", "tool_calls": [
+                         {"id": "c", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+                     {"role": "tool", "tool_call_id": "c", "content": "r"}],
+        "tools": [{"type": "function", "function": {"name": "f", "description": "d", "parameters": {}}}],
+    }
+    maybe_transform(sample, completion_create_params.CompletionCreateParamsStreaming)
+
+
 def make_openai_client(request: StreamRequest) -> Any:
     from openai import AsyncOpenAI
 
@@ -248,14 +272,16 @@ def make_openai_client(request: StreamRequest) -> Any:
         options["base_url"] = request.model.base_url
     if request.timeout_s is not None:
         options["timeout"] = request.timeout_s
-    return AsyncOpenAI(**options)
+    # One client per key / base URL / headers, sharing a connection pool: callers never close it.
+    from atomic.core.providers.clients import cached_client
+
+    return cached_client("openai", options, AsyncOpenAI)
 
 
 class OpenAICompletionsProvider:
     """`Provider` for api "openai-completions"."""
 
     async def stream(self, request: StreamRequest) -> AsyncIterator[ProviderEvent]:
-        client: Any = None
         try:
             client = make_openai_client(request)
             # The SDK sends the request (auth, base URL, headers, status errors); the SSE lines are read
@@ -263,14 +289,16 @@ class OpenAICompletionsProvider:
             raw = client.chat.completions.with_streaming_response.create(**sdk_arguments(build_body(request)))
             async with raw as response:
                 state = CompletionsStream()
-                async for data in iter_sse_data(response.iter_bytes()):
+                events = iter_sse_data(response.iter_bytes())
+                async for data in events:
                     for event in state.feed(data):
                         yield event
                     if state.done:
                         break
+                # Read to the end of the body (as the SDK does) so the connection goes back to the pool.
+                async for _data in events:
+                    pass
             for event in state.finish():
                 yield event
         except Exception as exc:  # CancelledError / GeneratorExit are BaseException: they pass through
             raise classify_openai_error(exc, request.api_key) from exc
-        finally:
-            await close_quietly(client)

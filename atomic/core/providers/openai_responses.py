@@ -27,7 +27,6 @@ from atomic.core.providers.history import from_same_model, normalize_history
 from atomic.core.providers.openai_completions import make_openai_client
 from atomic.core.providers.responses_stream import ResponsesStream
 from atomic.core.providers.sse import iter_sse_data
-from atomic.core.providers.streaming import close_quietly
 from atomic.core.providers.thinking_params import default_max_tokens, responses_params
 
 API = "openai-responses"
@@ -198,11 +197,34 @@ def build_body(request: StreamRequest) -> dict[str, Any]:
 # ----------------------------------------------------------------------------- provider
 
 
+def warm_up() -> None:
+    """Load what the first request needs, off the event loop (called from the warm-up thread): the
+    resource modules the client imports on first access, the SDK's per-type request transform, the
+    HTTP stack's lazily imported modules and a connection pool."""
+    from openai import AsyncOpenAI
+    from openai._utils import maybe_transform
+    from openai.resources.responses import AsyncResponses  # noqa: F401
+    from openai.types.responses import response_create_params
+
+    from atomic.core.providers.clients import import_http_stack, prebuild_http_client, warm_client
+
+    import_http_stack()
+    prebuild_http_client("openai")
+    warm_client("openai", AsyncOpenAI)
+    sample = {
+        "model": "m", "stream": True, "instructions": "s", "store": False,
+        "input": [{"role": "user", "content": [{"type": "input_text", "text": "u"}]},
+                  {"type": "function_call", "call_id": "c", "name": "f", "arguments": "{}"},
+                  {"type": "function_call_output", "call_id": "c", "output": "r"}],
+        "tools": [{"type": "function", "name": "f", "description": "d", "parameters": {}, "strict": False}],
+    }
+    maybe_transform(sample, response_create_params.ResponseCreateParamsStreaming)
+
+
 class OpenAIResponsesProvider:
     """`Provider` for api "openai-responses"."""
 
     async def stream(self, request: StreamRequest) -> AsyncIterator[ProviderEvent]:
-        client: Any = None
         try:
             client = make_openai_client(request)
             # The SDK sends the request (auth, base URL, headers, status errors); the SSE lines are read
@@ -217,5 +239,3 @@ class OpenAIResponsesProvider:
                 yield out
         except Exception as exc:  # CancelledError / GeneratorExit are BaseException: they pass through
             raise classify_openai_error(exc, request.api_key) from exc
-        finally:
-            await close_quietly(client)

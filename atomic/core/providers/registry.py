@@ -31,6 +31,32 @@ _BUILTIN_FACTORIES: dict[str, Callable[[], Provider]] = {
     "openai-responses": _openai_responses,
 }
 
+# Each built-in provider module has a `warm_up()` that loads what its first request needs (its SDK,
+# a connection pool); it runs in a warm-up thread, never on the event loop (see clients.py).
+def _warm_anthropic() -> None:
+    from atomic.core.providers import anthropic_messages
+
+    anthropic_messages.warm_up()
+
+
+def _warm_openai_completions() -> None:
+    from atomic.core.providers import openai_completions
+
+    openai_completions.warm_up()
+
+
+def _warm_openai_responses() -> None:
+    from atomic.core.providers import openai_responses
+
+    openai_responses.warm_up()
+
+
+_WARMERS: dict[str, Callable[[], None]] = {
+    "anthropic-messages": _warm_anthropic,
+    "openai-completions": _warm_openai_completions,
+    "openai-responses": _warm_openai_responses,
+}
+
 _registered: dict[str, Provider] = {}
 
 
@@ -59,3 +85,22 @@ def get_provider(api: str) -> Provider:
     provider = factory()
     _registered[api] = provider
     return provider
+
+
+def start_provider_warmup(api: str) -> None:
+    """Load a built-in provider's SDK in a daemon thread (no-op for other apis or when started)."""
+    warm = _WARMERS.get(api)
+    if warm is not None and api not in _registered:
+        from atomic.core.providers.clients import start_warmup
+
+        start_warmup(api, warm)
+
+
+async def ensure_provider_ready(api: str) -> None:
+    """Wait, off the event loop, until the provider for `api` can be used without a heavy import."""
+    warm = _WARMERS.get(api)
+    if warm is None or api in _registered:
+        return
+    from atomic.core.providers.clients import start_warmup, wait_warmup
+
+    await wait_warmup(start_warmup(api, warm))

@@ -9,7 +9,7 @@ import signal
 from typing import Any
 
 from atomic.core import paths
-from atomic.core.shell import Channel, ShellError, run_shell
+from atomic.core.shell import Channel, ShellError, ShellResult, run_shell
 from atomic.core.tools.base import Tool, ToolContext, ToolError, ToolOutput
 from atomic.core.tools.output_tail import SpillingCapture
 from atomic.core.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, tail_notice
@@ -107,6 +107,7 @@ class BashTool(Tool):
             capture.append(text)
             updates.poke()
 
+        result: ShellResult | None = None
         try:
             result = await run_shell(
                 command,
@@ -119,6 +120,12 @@ class BashTool(Tool):
             )
         except ShellError as exc:
             raise ToolError(str(exc)) from None
+        except asyncio.CancelledError:
+            # Aborted: the process group is already killed. The output so far still goes into the
+            # result (as pi does), so the cancellation is consumed here and acknowledged.
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()
         finally:
             updates.cancel()
             capture.close()
@@ -128,6 +135,8 @@ class BashTool(Tool):
         text = snapshot.content + tail_notice(snapshot, full_path, capture.tail.last_line_bytes)
         details = {"truncation": snapshot.to_wire(), "fullOutputPath": full_path} if snapshot.truncated else None
 
+        if result is None:
+            raise ToolError(f"{text}\n\nCommand aborted" if text else "Command aborted")
         if result.timed_out:
             prefix = f"{text}\n\n" if text else ""
             raise ToolError(f"{prefix}Command timed out after {_format_seconds(timeout or 0)} seconds")

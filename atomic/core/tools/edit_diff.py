@@ -144,6 +144,48 @@ def apply_edits(content: str, edits: list[TextEdit], path: str) -> tuple[str, st
 # --------------------------------------------------------------------------- diff rendering
 
 
+_BLOCK = 512
+
+
+def _common_prefix(a: list[str], b: list[str]) -> int:
+    """How many leading lines two lists share, compared a block at a time (list equality runs in C)."""
+    limit = min(len(a), len(b))
+    start = 0
+    while start + _BLOCK <= limit and a[start : start + _BLOCK] == b[start : start + _BLOCK]:
+        start += _BLOCK
+    while start < limit and a[start] == b[start]:
+        start += 1
+    return start
+
+
+def _common_suffix(a: list[str], b: list[str], limit: int) -> int:
+    end = 0
+    while end + _BLOCK <= limit and a[len(a) - end - _BLOCK : len(a) - end] == b[len(b) - end - _BLOCK : len(b) - end]:
+        end += _BLOCK
+    while end < limit and a[len(a) - end - 1] == b[len(b) - end - 1]:
+        end += 1
+    return end
+
+
+def _opcodes(old_lines: list[str], new_lines: list[str]) -> list[tuple[str, int, int, int, int]]:
+    """difflib opcodes, with the unchanged lines before and after the edited region left out of the
+    (quadratic) matcher: an edit in a 10 MB file compares a few lines, not 200,000."""
+    prefix = _common_prefix(old_lines, new_lines)
+    suffix = _common_suffix(old_lines, new_lines, min(len(old_lines), len(new_lines)) - prefix)
+    old_end, new_end = len(old_lines) - suffix, len(new_lines) - suffix
+    matcher = difflib.SequenceMatcher(None, old_lines[prefix:old_end], new_lines[prefix:new_end], autojunk=False)
+    middle = [(tag, i1 + prefix, i2 + prefix, j1 + prefix, j2 + prefix) for tag, i1, i2, j1, j2 in matcher.get_opcodes()]
+    merged: list[tuple[str, int, int, int, int]] = []
+    for op in [("equal", 0, prefix, 0, prefix), *middle, ("equal", old_end, len(old_lines), new_end, len(new_lines))]:
+        if op[2] == op[1] and op[4] == op[3]:
+            continue  # empty
+        if merged and op[0] == "equal" and merged[-1][0] == "equal":
+            merged[-1] = ("equal", merged[-1][1], op[2], merged[-1][3], op[4])
+        else:
+            merged.append(op)
+    return merged
+
+
 def compute_diff(old: str, new: str, context_lines: int = DIFF_CONTEXT_LINES) -> DiffResult:
     old_lines = old.split("\n")
     new_lines = new.split("\n")
@@ -152,8 +194,7 @@ def compute_diff(old: str, new: str, context_lines: int = DIFF_CONTEXT_LINES) ->
         old_lines.pop()
         new_lines.pop()
     width = len(str(max(len(old_lines), len(new_lines))))
-    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
-    opcodes = matcher.get_opcodes()
+    opcodes = _opcodes(old_lines, new_lines)
 
     out: list[str] = []
     first_changed: int | None = None

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +13,7 @@ from atomic.core.tools.base import Tool, ToolContext, ToolError, ToolOutput
 from atomic.core.tools.glob_match import compile_glob
 from atomic.core.tools.ignore_walk import walk
 from atomic.core.tools.path_utils import resolve_path
+from atomic.core.tools.ripgrep import find_ripgrep
 from atomic.core.tools.truncate import DEFAULT_MAX_BYTES, listing_text
 
 DEFAULT_FIND_LIMIT = 1000
@@ -24,26 +28,82 @@ def parse_limit(args: dict[str, Any], default: int) -> int:
     return max(1, int(value))
 
 
-def find_matches(root: Path, pattern: str, limit: int) -> tuple[list[str], bool]:
-    """Up to `limit` relative paths (folders end in `/`), sorted, and whether more exist.
-
-    Like fd: a pattern without `/` tests the name; with `/` it tests the path below the root at
-    any depth (as if it started with `**/`).
-    """
+def _subject_regex(pattern: str) -> tuple[re.Pattern[str], bool]:
+    """Like fd: a pattern without `/` tests the name; with `/` it tests the path below the root at
+    any depth (as if it started with `**/`). Returns the regex and whether it tests whole paths."""
     full_path = "/" in pattern
     if full_path and not pattern.startswith("**"):
         pattern = "**/" + pattern.lstrip("/")
-    regex = compile_glob(pattern)
+    return compile_glob(pattern), full_path
+
+
+async def list_with_ripgrep(rg: str, root: Path) -> list[str]:
+    """Every file below `root` that is not ignored, relative and `/`-separated, from `rg --files`.
+
+    ripgrep walks in parallel and applies .gitignore/.ignore files in native code: on a 69k-file tree
+    it lists everything in a fraction of the time the Python walk needs to skip it.
+    """
+    argv = [rg, "--files", "--hidden", "--no-require-git", "--no-messages", "--null", "--color=never",
+            "--glob", "!.git"]
+    process = await asyncio.create_subprocess_exec(
+        *argv, cwd=root, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+    try:
+        data, _ = await process.communicate()
+    finally:
+        if process.returncode is None:  # cancelled while listing
+            with contextlib.suppress(ProcessLookupError):
+                process.kill()
+            await process.wait()
+    if process.returncode not in (0, 1):  # 1: nothing listed
+        raise ToolError(f"ripgrep exited with code {process.returncode}")
+    text = os.fsdecode(data)
+    if os.sep != "/":
+        text = text.replace(os.sep, "/")
+    return [path for path in text.split("\0") if path]
+
+
+def match_listed(files: list[str], pattern: str, limit: int) -> tuple[list[str], bool]:
+    """Matches among listed files and the folders that hold them (folders end in `/`): up to
+    `limit`, sorted, and whether more exist.
+
+    Tens of thousands of paths go through C loops only (`filter` with a compiled regex, a set
+    comprehension); Python-level work is per folder, not per file.
+    """
+    regex, full_path = _subject_regex(pattern)
+    if full_path or "**" not in pattern:
+        # A name pattern's `*`, `?` and classes never cross `/`, so "any folders, then the name"
+        # matched against the whole path means the same as matching the name alone.
+        whole = regex if full_path else compile_glob("**/" + pattern)
+        found = list(filter(whole.match, files))
+    else:
+        found = [path for path in files if regex.match(path.rpartition("/")[2])]
+    folders: set[str] = set()
+    for parent in {path.rpartition("/")[0] for path in files}:
+        while parent and parent not in folders:
+            folders.add(parent)
+            parent = parent.rpartition("/")[0]
+    for folder in folders:
+        if regex.match(folder if full_path else folder.rpartition("/")[2]) is not None:
+            found.append(folder + "/")
+    found.sort()
+    return found[:limit], len(found) > limit
+
+
+def find_matches(root: Path, pattern: str, limit: int) -> tuple[list[str], bool]:
+    """Up to `limit` relative paths (folders end in `/`), sorted, and whether more exist, by walking
+    the tree in Python (when ripgrep is not available). Like the ripgrep path, the first `limit` of
+    all matches in sorted order are kept, so both give the same answer."""
+    regex, full_path = _subject_regex(pattern)
     found: list[str] = []
     for entry in walk(root, include_dirs=True):
         subject = entry.relative if full_path else entry.relative.rsplit("/", 1)[-1]
         if regex.match(subject) is None:
             continue
         found.append(entry.relative + "/" if entry.is_dir else entry.relative)
-        if len(found) > limit:
-            break
-    more = len(found) > limit
-    return sorted(found[:limit]), more
+    found.sort()
+    return found[:limit], len(found) > limit
 
 
 class FindTool(Tool):
@@ -80,7 +140,12 @@ class FindTool(Tool):
         if not root.is_dir():
             raise ToolError(f"Not a directory: {root}")
 
-        paths, limit_reached = await asyncio.to_thread(find_matches, root, pattern, limit)
+        rg = find_ripgrep()
+        if rg is not None:
+            files = await list_with_ripgrep(rg, root)
+            paths, limit_reached = match_listed(files, pattern, limit)
+        else:
+            paths, limit_reached = await asyncio.to_thread(find_matches, root, pattern, limit)
         if not paths:
             return ToolOutput.text("No files found matching pattern")
 

@@ -43,7 +43,8 @@ def _translate(pattern: str) -> str:
             else:
                 body = pattern[index + 1 : end]
                 if body[:1] in ("!", "^"):
-                    body = "^" + body[1:]
+                    # Like every other wildcard, a negated class never matches the separator.
+                    body = "^/" + body[1:]
                 out.append("[" + body.replace("\\", "\\\\") + "]")
                 index = end
         elif char == "{":

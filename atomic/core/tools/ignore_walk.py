@@ -12,8 +12,10 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pathspec
+if TYPE_CHECKING:
+    import pathspec
 
 IGNORE_FILE_NAMES = (".gitignore", ".ignore")
 ALWAYS_SKIPPED_DIRS = frozenset({".git"})
@@ -35,6 +37,8 @@ def _load_rules(folder: str) -> _IgnoreRules | None:
             continue
     if not lines:
         return None
+    import pathspec  # only the Python walk (no ripgrep) needs it: not imported at start-up
+
     return _IgnoreRules(folder, pathspec.GitIgnoreSpec.from_lines(lines))
 
 

@@ -35,12 +35,18 @@ class OutputTail:
         if not text:
             return
         self.total_bytes += utf8_len(text)
-        pieces = text.split("\n")
-        self._newlines += len(pieces) - 1
-        for piece in pieces[:-1]:
-            self._last_complete_line_bytes = self._current_line_bytes + utf8_len(piece)
-            self._current_line_bytes = 0
-        self._current_line_bytes += utf8_len(pieces[-1])
+        # Counted in bulk (C loops over the chunk); only the last two lines need their own sizes.
+        last = text.rfind("\n")
+        if last < 0:
+            self._current_line_bytes += utf8_len(text)
+        else:
+            self._newlines += text.count("\n")
+            previous = text.rfind("\n", 0, last)
+            if previous < 0:
+                self._last_complete_line_bytes = self._current_line_bytes + utf8_len(text[:last])
+            else:
+                self._last_complete_line_bytes = utf8_len(text[previous + 1 : last])
+            self._current_line_bytes = utf8_len(text[last + 1 :])
         self._chunks.append(text)
         self._kept_chars += len(text)
         if self._kept_chars > 2 * self._keep_chars:

@@ -28,7 +28,9 @@ def format_size(num_bytes: int) -> str:
 
 
 def utf8_len(text: str) -> int:
-    return len(text.encode("utf-8"))
+    # ASCII text (most command output) is one byte per character: no need to encode a copy. A lone
+    # surrogate (invalid JSON input can carry one) counts as the 3 bytes it would take, not an error.
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
 
 
 @dataclass
