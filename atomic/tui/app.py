@@ -14,16 +14,18 @@ from textual.widgets import TextArea
 
 from atomic.core.engine.options import SessionOptions  # a plain dataclass: cheap to import
 from atomic.tui.approvals import TuiApprover, next_mode
+from atomic.tui.clipboard import copy_text
 from atomic.tui.commands import BUILTIN_COMMANDS, SlashCommandProvider, SlashCommands
 from atomic.tui.completion import MAX_ITEMS, CompletionItem, CompletionPopup, FileIndex, find_context, rank
 from atomic.tui.conversation import Conversation, StartupHeader
 from atomic.tui.editor import PromptEditor
 from atomic.tui.events_bridge import EventBridge
 from atomic.tui.extension_ui import ExtensionUiPresenter, ExtensionWidgets
+from atomic.tui.find_bar import FindBar
 from atomic.tui.footer import QueuePanel, StatusFooter, WorkingIndicator
 from atomic.tui.formatting import read_git_branch, tilde_path
-from atomic.tui.input_flow import InputFlow
-from atomic.tui.keybindings import APP_KEYS, KeyTable, load_overrides
+from atomic.tui.input_flow import InputFlow, session_prompts
+from atomic.tui.keybindings import APP_KEYS, KeyTable, load_overrides, register_legacy_sequences
 from atomic.tui.main_screen import MainScreen
 from atomic.tui.renderer import ConversationRenderer
 from atomic.tui.theme import DARK, LIGHT, theme_name_for
@@ -37,7 +39,8 @@ _CODE_FENCE = re.compile(r"^(```|~~~)[^\n]*\n(.*?)^\1\s*$", re.MULTILINE | re.DO
 
 class AtomicApp(App[int]):
     CSS = """
-    Screen { layout: vertical; background: $background; }
+    /* MainScreen only: a `Screen` rule here would also paint modal screens opaque (blank, not dimmed). */
+    MainScreen { layout: vertical; background: $background; }
     #editor { margin: 0 0; }
     /* Toasts at the top right: at the bottom (Textual's default) they covered the editor being typed in. */
     ToastRack { dock: top; align: right top; margin-bottom: 0; margin-top: 1; }
@@ -63,6 +66,7 @@ class AtomicApp(App[int]):
         self.options = options
         self.agent_dir = options.agent_dir or default_agent_dir()
         overrides, self.key_warnings = load_overrides(self.agent_dir)
+        register_legacy_sequences()  # Alt+Enter from terminals without the kitty keyboard protocol
         self.keys = KeyTable(overrides)
         super().__init__()
         # Registered before compose: widget CSS refers to the themes' extra variables.
@@ -110,6 +114,7 @@ class AtomicApp(App[int]):
         self.queue_panel = QueuePanel(id="queue")
         self.extension_widgets = ExtensionWidgets(id="extension-widgets")
         self.completion = CompletionPopup(id="completion")
+        self.find_bar = FindBar(self.conversation, cursor_blink=self.cursor_blink_enabled, id="find-bar")
         self.editor = PromptEditor(self.keys, id="editor")
         self.editor.popup_key_handler = self._popup_key
         self.footer = StatusFooter(id="footer")
@@ -118,6 +123,7 @@ class AtomicApp(App[int]):
         yield self.queue_panel
         yield self.extension_widgets
         yield self.completion
+        yield self.find_bar
         yield self.editor
         yield self.footer
 
@@ -160,6 +166,7 @@ class AtomicApp(App[int]):
             # MCP notices (a server failed to start, project servers skipped) as toasts; never on stderr.
             self.session.mcp.set_notice_sink(lambda line: self.notify(line, severity="warning", timeout=8))
         self.renderer.render_history(self.session.messages())
+        self.load_prompt_history()
         self.after_state_change()
         self.session_ready = True
         # Load the provider SDK in a background thread once the session is on screen (a first prompt
@@ -175,7 +182,13 @@ class AtomicApp(App[int]):
         if self.open_resume_picker:
             self.slash.open_screen("resume")
         elif self.initial_message:
-            await self.input_flow.submit(self.initial_message, follow_up=False)
+            self.editor.prompt_history.add(self.initial_message)
+            self.input_flow.pending.appendleft((self.initial_message, False))
+        self.input_flow.drain()  # also what was sent while the engine was starting
+
+    def load_prompt_history(self) -> None:
+        """Up recalls the prompts of the session just opened (`-c`, /resume, /tree, /fork …)."""
+        self.editor.prompt_history.load_session(session_prompts(self.session.messages()))
 
     # ------------------------------------------------------------------ state → chrome
 
@@ -323,10 +336,9 @@ class AtomicApp(App[int]):
 
     # ------------------------------------------------------------------ input
 
-    async def on_prompt_editor_submitted(self, message: PromptEditor.Submitted) -> None:
-        # In a worker, not awaited here: extension code behind a prompt or a slash command may open a
-        # dialog (ctx.ui.confirm, ...), and the dialog gets its keys through this very message loop.
-        self.run_worker(self.input_flow.submit_in_order(message.text, message.follow_up), group="submit")
+    def on_prompt_editor_submitted(self, message: PromptEditor.Submitted) -> None:
+        # Never awaited here: the engine is called from InputFlow's worker, so this loop keeps echoing keys.
+        self.input_flow.enqueue(message.text, message.follow_up)
 
     # ------------------------------------------------------------------ actions (see keybindings.APP_KEYS)
 
@@ -339,12 +351,24 @@ class AtomicApp(App[int]):
         return True
 
     async def action_interrupt(self) -> None:
+        if self.find_bar.is_open:
+            self.close_find_bar()
+            return
         if self.completion.is_open:
             self.completion.close()
             return
         await self.input_flow.interrupt()
 
     async def action_clear_or_quit(self) -> None:
+        # Text selected with the mouse (or a find-bar match), or in the editor: Ctrl+C copies it, as in a
+        # terminal, and never counts towards quitting.
+        selected = self.screen.get_selected_text() or self.editor.selected_text
+        if selected:
+            copy_text(self, selected)
+            self.screen.clear_selection()  # as in a terminal: copied, deselected
+            self.notify(f"Copied {len(selected):,} characters", timeout=2)
+            self._last_ctrl_c = -10.0
+            return
         now = self.clock()
         if now - self._last_ctrl_c < DOUBLE_PRESS_S:
             await self.action_quit()
@@ -397,6 +421,30 @@ class AtomicApp(App[int]):
         self.notify(f"Thinking level: {level}")
         self.refresh_model()
 
+    # ------------------------------------------------------------------ transcript (keyboard)
+
+    def action_transcript_page_up(self) -> None:
+        self.conversation.page(-1)
+
+    def action_transcript_page_down(self) -> None:
+        self.conversation.page(1)
+
+    def action_transcript_top(self) -> None:
+        self.conversation.scroll_home(animate=False, immediate=True)
+
+    def action_transcript_bottom(self) -> None:
+        self.conversation.follow()
+
+    def action_find(self) -> None:
+        if self.find_bar.is_open and self.find_bar.input.has_focus:
+            self.find_bar.step(-1)  # Ctrl+S again: the next older match, as in Emacs
+            return
+        self.find_bar.open()
+
+    def close_find_bar(self) -> None:
+        self.find_bar.close()
+        self.editor.focus()
+
     def action_cycle_permissions(self) -> None:
         """F2: the next permission mode (ask → accept-edits → yolo), saved like /permissions."""
         if self.session is None:
@@ -420,7 +468,7 @@ class AtomicApp(App[int]):
         if not blocks:
             self.notify("No code block in the last reply", severity="warning")
             return
-        self.copy_to_clipboard(blocks[-1].rstrip("\n"))
+        copy_text(self, blocks[-1].rstrip("\n"))
         self.notify("Copied the code block to the clipboard")
 
     def action_dequeue(self) -> None:

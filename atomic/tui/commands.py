@@ -273,7 +273,9 @@ class SlashCommands:
         if not text:
             self.app.notify("No agent messages to copy yet.", severity="warning")
             return
-        self.app.copy_to_clipboard(text)
+        from atomic.tui.clipboard import copy_text
+
+        copy_text(self.app, text)
         self.app.notify("Copied the last reply to the clipboard")
 
     async def _quit(self, _args: str) -> None:

@@ -38,6 +38,10 @@ class Conversation(VerticalScroll):
     Conversation.-tools-expanded ToolCard > .tool-empty { display: none; }
     """
 
+    # Never focused: a click in the transcript (to select text, to scroll) leaves the editor focused;
+    # the keyboard scrolls it through app bindings (PageUp/PageDown, Ctrl+Home/End) instead.
+    can_focus = False
+
     # Called when the user scrolls to the very top (the renderer shows earlier history then).
     on_reach_top: Callable[[], None] | None = None
 
@@ -62,6 +66,21 @@ class Conversation(VerticalScroll):
         # shorter than the view and pins a short conversation to the bottom. Anchor once it overflows.
         if not self._anchored and self.max_scroll_y > 0:
             self.anchor()
+
+    def follow(self) -> None:
+        """Jump to the bottom and follow new output again (a prompt was sent while scrolled up)."""
+        if self.max_scroll_y > 0:
+            self.anchor()  # scrolls to the end and resets a released anchor
+        else:
+            self.scroll_end(animate=False, immediate=True)
+            self.call_after_refresh(self._anchor_when_full)
+
+    def page(self, direction: int) -> None:
+        """Scroll a page up (-1) or down (1), keeping two lines of context."""
+        step = max(1, self.scrollable_content_region.height - 2)
+        self.scroll_to(y=self.scroll_y + direction * step, animate=False, immediate=True)
+        if direction > 0 and self.scroll_y >= self.max_scroll_y:
+            self.follow()
 
     def clear(self) -> None:
         """Remove every message (the view is about to be rebuilt) and start at the top again."""

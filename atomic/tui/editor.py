@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from textual import events
 from textual.message import Message
@@ -20,15 +20,33 @@ _PASTE_MARKER = re.compile(r"\[paste #(\d+) (?:\+\d+ lines|\d+ chars)\]")
 
 @dataclass
 class PromptHistory:
-    """Sent prompts, newest last; consecutive duplicates are stored once."""
+    """Sent prompts, newest last; consecutive duplicates are stored once.
+
+    `typed` is what was sent in this run of the app; `entries` is what Up walks through: the prompts of
+    the open session (loaded when a session is opened) with this run's other prompts before them.
+    """
 
     entries: list[str]
     index: int | None = None  # position while browsing, None when editing fresh text
+    typed: list[str] = field(default_factory=list)
 
     def add(self, text: str) -> None:
         if text.strip() and (not self.entries or self.entries[-1] != text):
             self.entries.append(text)
             del self.entries[:-HISTORY_LIMIT]
+            self.typed.append(text)
+            del self.typed[:-HISTORY_LIMIT]
+        self.index = None
+
+    def load_session(self, prompts: list[str]) -> None:
+        """A session was opened (`-c`, /resume, /new, /tree …): its prompts become the newest entries, so
+        Up recalls them first; prompts typed this run that it does not hold stay behind them."""
+        in_session = set(prompts)
+        entries: list[str] = []
+        for text in [*(t for t in self.typed if t not in in_session), *prompts]:
+            if text.strip() and (not entries or entries[-1] != text):
+                entries.append(text)
+        self.entries = entries[-HISTORY_LIMIT:]
         self.index = None
 
     def previous(self) -> str | None:
@@ -69,10 +87,13 @@ class PromptEditor(TextArea):
     """
 
     class Submitted(Message):
-        def __init__(self, text: str, follow_up: bool) -> None:
+        """The editor was sent. It is already empty: keys typed after Enter start the next message."""
+
+        def __init__(self, text: str, follow_up: bool, typed: str = "") -> None:
             super().__init__()
-            self.text = text
+            self.text = text  # with pastes expanded
             self.follow_up = follow_up
+            self.typed = typed or text  # as it was in the editor (paste markers kept), for history
 
     def __init__(self, keys: KeyTable | None = None, *, id: str | None = None) -> None:
         super().__init__(
@@ -110,6 +131,18 @@ class PromptEditor(TextArea):
         self.pastes.clear()
         self.prompt_history.index = None
 
+    def submit(self, follow_up: bool = False) -> None:
+        """Take the text out of the editor now, in this key's handler. The app handles `Submitted` a few
+        messages later; keys that arrive meanwhile (a fast typist) land in the emptied editor and belong
+        to the next message, instead of being wiped with the sent text."""
+        typed = self.text
+        if not typed.strip():
+            return
+        text = self.expanded_text()
+        self.prompt_history.add(typed)
+        self.clear_all()
+        self.post_message(self.Submitted(text, follow_up=follow_up, typed=typed))
+
     def set_thinking_level(self, level: str) -> None:
         if self.level_class:
             self.remove_class(self.level_class)
@@ -120,7 +153,14 @@ class PromptEditor(TextArea):
 
     async def _on_key(self, event: events.Key) -> None:
         key = event.key
-        if self.popup_key_handler is not None and key in ("up", "down", "tab", "enter") and self.popup_key_handler(key):
+        # While Up/Down walk through history, a recalled `/command` must not hand them to the popup.
+        browsing = self.prompt_history.index is not None and key in ("up", "down")
+        if (
+            not browsing
+            and self.popup_key_handler is not None
+            and key in ("up", "down", "tab", "enter")
+            and self.popup_key_handler(key)
+        ):
             event.stop()
             event.prevent_default()
             return
@@ -128,7 +168,7 @@ class PromptEditor(TextArea):
         if action in ("submit", "follow_up"):
             event.stop()
             event.prevent_default()
-            self.post_message(self.Submitted(self.expanded_text(), follow_up=action == "follow_up"))
+            self.submit(follow_up=action == "follow_up")
             return
         if action == "newline":
             event.stop()

@@ -191,6 +191,7 @@ class EventBridge:
         app.renderer.blocks = {}
         app.renderer.last_error = app.renderer.retry_view = None
         app.renderer.render_history(app.session.messages())
+        app.load_prompt_history()
         app.after_state_change()
         gc.freeze()  # the newly loaded session is long-lived: keep it out of garbage collection (see app.py)
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
-from typing import TYPE_CHECKING
+from collections import deque
+from typing import TYPE_CHECKING, Any
 
 from atomic.tui.conversation import BashView
 
@@ -13,29 +13,67 @@ if TYPE_CHECKING:
 DOUBLE_ESCAPE_S = 0.5
 
 
+def session_prompts(messages: list[Any]) -> list[str]:
+    """What the user sent in a session, oldest first: prompts, and `!cmd` / `!!cmd` lines."""
+    from atomic.core import messages as m  # loaded with the engine
+
+    prompts: list[str] = []
+    for message in messages:
+        if isinstance(message, m.UserMessage):
+            prompts.append(m.user_text(message))
+        elif isinstance(message, m.BashExecutionMessage):
+            prompts.append(("!!" if message.exclude_from_context else "!") + message.command)
+    return [p for p in prompts if p.strip()]
+
+
 class InputFlow:
     def __init__(self, app: AtomicApp) -> None:
         self.app = app
         self.retrying = False
         # Prompts typed while a compaction runs (not during a run: those are steering/follow-ups).
         self.after_compaction: list[str] = []
-        self._submitting = asyncio.Lock()
+        # Sent from the editor, not yet handed to the engine (in order). One worker drains it, so the
+        # app's message loop never waits on the engine (extension input hooks, a slow first prompt,
+        # a dialog an extension command opens) and keys keep being echoed meanwhile.
+        self.pending: deque[tuple[str, bool]] = deque()
+        self._draining = False
 
     # ------------------------------------------------------------------ Enter / Alt+Enter
 
-    async def submit_in_order(self, text: str, follow_up: bool) -> None:
-        """`submit` from a worker: one at a time, in the order Enter was pressed."""
-        async with self._submitting:
-            await self.submit(text, follow_up)
+    def enqueue(self, text: str, follow_up: bool) -> None:
+        """Hand a sent message to the engine, after those sent before it; held until the engine is ready."""
+        self.pending.append((text, follow_up))
+        self.app.completion.close()
+        self.app.conversation.follow()  # what is sent, and the reply, are read at the bottom
+        if not self.app.session_ready:
+            self.app.notify("Atomic is still starting: this message is sent as soon as it is ready")
+            return
+        self.drain()
+
+    def drain(self) -> None:
+        if self._draining or not self.pending or not self.app.session_ready:
+            return
+        self._draining = True
+        self.app.run_worker(self._drain(), group="input", exit_on_error=False)
+
+    async def _drain(self) -> None:
+        try:
+            while self.pending:
+                text, follow_up = self.pending.popleft()
+                try:
+                    await self.submit(text, follow_up)
+                except Exception as exc:  # one failing message must not stop the ones after it
+                    self.app.restore_to_editor([text])
+                    self.app.show_error(f"Could not send the message: {exc}")
+        finally:
+            self._draining = False
 
     async def submit(self, text: str, follow_up: bool) -> None:
-        app, session, editor = self.app, self.app.session, self.app.editor
+        app, session = self.app, self.app.session
         if session is None or not text.strip():
             return
         from atomic.core.engine.session import PromptRejected  # loaded with the engine, after first paint
 
-        editor.prompt_history.add(editor.text)
-        editor.clear_all()
         app.completion.close()
         stripped = text.strip()
         if stripped.startswith("/") and app.slash.handles(stripped):
@@ -119,7 +157,10 @@ class InputFlow:
         queued = len(session.steering) + len(session.follow_ups)
         if session.is_streaming or queued:
             cleared = session.clear_queue()
-            restored = [*cleared["steering"], *cleared["followUp"]]
+            # Sent but not handed to the engine yet: as good as queued.
+            unsent = [text for text, _ in self.pending]
+            self.pending.clear()
+            restored = [*cleared["steering"], *cleared["followUp"], *unsent]
             if restored:
                 app.restore_to_editor(restored)
             try:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 
 from textual.binding import Binding
@@ -37,6 +38,13 @@ APP_KEYS: tuple[KeySpec, ...] = (
     KeySpec("app.message.copy", ("ctrl+y",), "copy_last", "Copy the last reply (OSC 52)"),
     KeySpec("app.code.copy", ("alt+y",), "copy_code", "Copy the last code block of the last reply"),
     KeySpec("app.commandPalette", ("f1",), "command_palette", "Command palette"),
+    # The transcript scrolls and is searched without the editor losing focus.
+    KeySpec("app.transcript.pageUp", ("pageup",), "transcript_page_up", "Scroll the transcript up a page"),
+    KeySpec("app.transcript.pageDown", ("pagedown",), "transcript_page_down", "Scroll the transcript down a page"),
+    KeySpec("app.transcript.top", ("ctrl+home",), "transcript_top", "Scroll to the top of the transcript"),
+    KeySpec("app.transcript.bottom", ("ctrl+end",), "transcript_bottom", "Scroll to the bottom (and follow)"),
+    # ctrl+f is taken (follow-up fallback); ctrl+s is free once Textual turns off XON/XOFF flow control.
+    KeySpec("app.transcript.find", ("ctrl+s",), "find", "Find in the transcript"),
 )
 
 # Editor keys, handled by the prompt editor itself.
@@ -49,6 +57,26 @@ EDITOR_KEYS: tuple[KeySpec, ...] = (
 )
 
 _MODIFIER_ORDER = ("ctrl", "alt", "shift", "super", "meta", "hyper")
+
+
+class _LegacyKey(StrEnum):
+    AltEnter = "alt+enter"
+
+
+# Byte sequences of terminals without the kitty keyboard protocol that Textual does not name. Alt+Enter
+# arrives as ESC then CR (xterm, VTE/GNOME Terminal, Konsole, Windows Terminal, VS Code, tmux, iTerm2
+# and Terminal.app with "Option as Meta"); unnamed, Textual waited ESCDELAY and reported a plain Enter.
+LEGACY_SEQUENCES: dict[str, tuple[_LegacyKey, ...]] = {"\x1b\r": (_LegacyKey.AltEnter,)}
+
+
+def register_legacy_sequences() -> None:
+    """Teach Textual's input parser the sequences above (its table is a module-level dict; Textual is
+    pinned, and the parser looks sequences up in it as they arrive). An ESC on its own still reaches
+    the app as Escape after ESCDELAY (100 ms), as before."""
+    from textual._ansi_sequences import ANSI_SEQUENCES_KEYS
+
+    for sequence, keys in LEGACY_SEQUENCES.items():
+        ANSI_SEQUENCES_KEYS.setdefault(sequence, keys)  # type: ignore[arg-type]
 
 
 def normalize_key(key: str) -> str:
@@ -119,5 +147,13 @@ class KeyTable:
         """(keys, description) rows for /hotkeys, editor keys first."""
         rows = [(", ".join(self.keys_for(s.id)), s.description) for s in EDITOR_KEYS]
         rows += [(", ".join(self.keys_for(s.id)), s.description) for s in APP_KEYS]
-        rows += [("up (empty editor)", "Previous prompt from history"), ("!cmd / !!cmd", "Run bash (!! keeps it out of context)")]
+        rows += [
+            ("up (empty editor)", "Previous prompt from history (also of a resumed session)"),
+            ("!cmd / !!cmd", "Run bash (!! keeps it out of context)"),
+            ("mouse drag", "Select transcript text; copied on release (OSC 52)"),
+            ("ctrl+c (text selected)", "Copy the selection (never quits)"),
+            ("double click", "Select a whole block (reply, thinking, tool output); copied"),
+            ("triple click", "Select the block with everything around it; copied"),
+            ("mouse wheel", "Scroll the transcript"),
+        ]
         return rows

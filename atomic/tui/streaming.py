@@ -17,11 +17,14 @@ import time
 from functools import lru_cache
 from typing import Any, ClassVar
 
+from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.markdown import CodeBlock, Heading, Markdown
+from rich.segment import Segment
 from rich.style import Style
 from rich.syntax import Syntax, SyntaxTheme
-from textual.geometry import Region, Size
+from textual.geometry import Offset, Region, Size
+from textual.selection import Selection
 from textual.strip import Strip
 from textual.timer import Timer
 from textual.widget import Widget
@@ -121,6 +124,30 @@ def split_blocks(text: str) -> list[str]:
 def _is_plain_blank(strip: Strip, base: Style) -> bool:
     # Code blocks pad with coloured blank lines; only uncoloured ones are spacing.
     return not strip.text.strip() and all(seg.style is None or seg.style.bgcolor == base.bgcolor for seg in strip)
+
+
+def _code_pad(strip: Strip, base: Style | None) -> int:
+    """1 for a line of a code block (it starts with a coloured padding cell), else 0."""
+    first = next(iter(strip), None)  # called for every painted line: no copy of the segment list
+    if first is None or not first.text.startswith(" "):
+        return 0
+    style = first.style
+    base_bg = base.bgcolor if base is not None else None
+    return 1 if style is not None and style.bgcolor is not None and style.bgcolor != base_bg else 0
+
+
+def _highlight(strip: Strip, span: tuple[int, int], shift: int, style: Style) -> Strip:
+    """The strip with characters span[0]..span[1] of its text (after `shift` padding) in `style`."""
+    text = strip.text
+    start, end = span
+    start = max(0, start) + shift
+    end = len(text) if end == -1 else min(len(text), end + shift)
+    if end <= start:
+        return strip
+    cell_start, cell_end = cell_len(text[:start]), cell_len(text[:end])
+    before, middle, after = strip.divide([cell_start, cell_end, strip.cell_length])
+    marked = Strip(Segment.apply_style(list(middle), post_style=style), middle.cell_length)
+    return Strip.join([before, marked, after])
 
 
 class StreamFlusher:
@@ -346,7 +373,41 @@ class StreamingMarkdown(Widget):
         width = self.size.width
         self._ensure_rendered(width)
         line = self._line_at(y)
-        return line if line is not None else Strip.blank(width, self._base_style)
+        if line is None:
+            return Strip.blank(width, self._base_style)
+        # Text selection (mouse, find bar): offsets say which character each cell is, so the screen can
+        # map the mouse to (column, row) of the shown text; a code block's left padding is column -1.
+        shift = _code_pad(line, self._base_style)
+        selection = self.text_selection
+        if selection is not None and (span := selection.get_span(y)) is not None:
+            line = _highlight(line, span, shift, self._selection_style())
+        return line.apply_offsets(-shift, y)
+
+    def _selection_style(self) -> Style:
+        # The theme's selection colours; a transparent foreground keeps the text's own colour (the Rich
+        # form of the component style would paint the text in the background colour instead).
+        visual = self.screen.get_visual_style("screen--selection")
+        background, foreground = visual.background, visual.foreground
+        return Style(
+            bgcolor=background.rich_color if background is not None and background.a > 0 else None,
+            color=foreground.rich_color if foreground is not None and foreground.a > 0 else None,
+        )
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """The selected part of the text as shown (markdown rendered, code without its padding)."""
+        if not self.size.width:
+            return None
+        self._ensure_rendered(self.size.width)
+        lines = []
+        for y in range(self._line_count()):
+            line = self._line_at(y)
+            if line is None:
+                continue
+            shift = _code_pad(line, self._base_style)
+            lines.append(line.text[shift:].rstrip())
+        # The mouse on a code block's padding cell gives column -1.
+        start, end = (None if o is None else Offset(max(0, o.x), o.y) for o in selection)
+        return Selection(start, end).extract("\n".join(lines)), "\n"
 
     def notify_style_update(self) -> None:
         super().notify_style_update()

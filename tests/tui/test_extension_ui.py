@@ -73,7 +73,7 @@ async def test_a_timed_out_dialog_closes_itself(tmp_path: Path) -> None:
     path = write_extension(tmp_path, ASKING)
     app = make_app(tmp_path / "p", extensions=[str(path)])
     async with app.run_test(size=(100, 30)) as pilot:
-        await submit(pilot, "/ask 0.3")
+        await submit(pilot, "/ask 1.0")  # a window wide enough to see the dialog on a loaded machine
         await wait_for(lambda: isinstance(app.screen, ConfirmDialog), pilot)
         await wait_for(lambda: results_of(app, path) == [False], pilot)
         await wait_for(lambda: not isinstance(app.screen, ConfirmDialog), pilot)
