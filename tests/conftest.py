@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -38,6 +41,22 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
 @pytest.fixture
 def agent_dir(isolated_home: Path) -> Path:
     return isolated_home
+
+
+ScriptWriter = Callable[[list[dict[str, Any]]], Path]
+
+
+@pytest.fixture
+def write_script(tmp_path: Path) -> ScriptWriter:
+    """Write a scripted-provider script (a list of responses) to a file and return its path."""
+    counter = iter(range(1_000_000))
+
+    def write(responses: list[dict[str, Any]]) -> Path:
+        path = tmp_path / f"script-{next(counter)}.json"
+        path.write_text(json.dumps(responses), encoding="utf-8")
+        return path
+
+    return write
 
 
 def pytest_configure(config: pytest.Config) -> None:

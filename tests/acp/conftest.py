@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import sys
 from collections.abc import AsyncIterator, Callable
@@ -65,7 +64,6 @@ class RecordingClient:
         return "".join(u.content.text for u in self.of_kind(kind))
 
 
-ScriptWriter = Callable[[list[dict[str, Any]]], Path]
 
 
 @pytest.fixture
@@ -81,18 +79,6 @@ def acp_env(isolated_home: Path) -> dict[str, str]:
     env["ATOMIC_CODING_AGENT_DIR"] = str(isolated_home)
     env["ATOMIC_TEST"] = "1"
     return env
-
-
-@pytest.fixture
-def write_script(tmp_path: Path) -> ScriptWriter:
-    counter = iter(range(1_000_000))
-
-    def write(responses: list[dict[str, Any]]) -> Path:
-        path = tmp_path / f"acp-script-{next(counter)}.json"
-        path.write_text(json.dumps(responses), encoding="utf-8")
-        return path
-
-    return write
 
 
 @asynccontextmanager

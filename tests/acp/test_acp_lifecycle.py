@@ -11,7 +11,8 @@ import pytest
 from acp import text_block
 from acp.exceptions import RequestError
 
-from tests.acp.conftest import ScriptWriter, acp_agent, wait_until
+from tests.acp.conftest import acp_agent, wait_until
+from tests.conftest import ScriptWriter
 
 
 async def test_cancel_answers_the_pending_prompt_with_cancelled(

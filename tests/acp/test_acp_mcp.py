@@ -8,7 +8,8 @@ from pathlib import Path
 from acp import text_block
 from acp.schema import EnvVariable, McpServerStdio
 
-from tests.acp.conftest import ScriptWriter, acp_agent
+from tests.acp.conftest import acp_agent
+from tests.conftest import ScriptWriter
 from tests.mcp.conftest import SERVER
 
 

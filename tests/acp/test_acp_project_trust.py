@@ -6,7 +6,8 @@ from pathlib import Path
 
 from acp import text_block
 
-from tests.acp.conftest import ScriptWriter, acp_agent
+from tests.acp.conftest import acp_agent
+from tests.conftest import ScriptWriter
 
 
 async def test_undecided_project_is_skipped_and_named_once_on_stderr(

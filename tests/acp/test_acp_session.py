@@ -8,7 +8,8 @@ import pytest
 from acp import text_block
 from acp.exceptions import RequestError
 
-from tests.acp.conftest import ScriptWriter, acp_agent
+from tests.acp.conftest import acp_agent
+from tests.conftest import ScriptWriter
 
 
 async def test_initialize_announces_version_info_and_capabilities(acp_env: dict[str, str],

@@ -6,7 +6,8 @@ from pathlib import Path
 
 from acp import text_block
 
-from tests.acp.conftest import ScriptWriter, acp_agent
+from tests.acp.conftest import acp_agent
+from tests.conftest import ScriptWriter
 
 
 def tool_updates(client, tool_call_id: str) -> list:

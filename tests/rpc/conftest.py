@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -31,19 +30,6 @@ def rpc_env(isolated_home: Path) -> dict[str, str]:
     env["ATOMIC_TEST"] = "1"
     env.pop("ATOMIC_SCRIPT", None)
     return env
-
-
-@pytest.fixture
-def write_script(tmp_path: Path) -> Callable[[list[dict[str, Any]]], Path]:
-    """Write a scripted-provider script (a list of responses) to a file and return its path."""
-    counter = iter(range(1_000_000))
-
-    def write(responses: list[dict[str, Any]]) -> Path:
-        path = tmp_path / f"script-{next(counter)}.json"
-        path.write_text(json.dumps(responses), encoding="utf-8")
-        return path
-
-    return write
 
 
 @pytest.fixture
