@@ -10,8 +10,8 @@
 
 Also part of the contract, because they already are frozen or typed value objects a frontend reads:
 `Model` (model_types), `Settings` (settings; read it, change it through `Engine.save_settings`),
-`ProjectTrust` and `ProjectOffer` (trust, project_offer), `UiAnswer` (an answer to an extension
-dialog) and the permission vocabulary (`ApprovalRequest`, `Decision`, `PERMISSION_MODES`).
+`ProjectTrust` and `ProjectOffer` (trust, project_offer), `UiAnswer` and `check_answer` (an answer to an
+extension dialog and its check) and the permission vocabulary (`ApprovalRequest`, `Decision`, `PERMISSION_MODES`).
 
 Justified exceptions, imported from `atomic.core` by frontends directly: none yet besides the
 event and message modules above.
@@ -56,7 +56,7 @@ from atomic.core.engine.compaction_controls import CompactionFailed
 from atomic.core.engine.factory import StartupError
 from atomic.core.engine.options import SessionOptions
 from atomic.core.engine.session import PromptRejected
-from atomic.core.extensions.ui import UiAnswer, UiAnswerError
+from atomic.core.extensions.ui import UiAnswer, UiAnswerError, check_answer
 from atomic.core.model_types import Model
 from atomic.core.permissions import PERMISSION_MODES, ApprovalRequest, Approver, Decision, PermissionMode
 from atomic.core.project_offer import ProjectOffer
@@ -107,6 +107,7 @@ __all__ = [
     "TrustStatus",
     "UiAnswer",
     "UiAnswerError",
+    "check_answer",
     "list_session_summaries",
     "open_engine",
 ]

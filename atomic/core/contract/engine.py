@@ -108,6 +108,10 @@ class Engine:
     def session_name(self) -> str | None:
         return self._s.store.name()
 
+    def session_header(self) -> dict[str, Any]:
+        """The session file's header entry, in the file's own JSON format (docs/sessions.md)."""
+        return dict(self._s.store.header)
+
     @property
     def startup_warnings(self) -> list[str]:
         """Problems found while opening (bad settings, unknown models ...), for the frontend to show."""
@@ -150,10 +154,14 @@ class Engine:
         """Queue a message delivered when the agent would stop (starts a run when idle)."""
         await self._s.follow_up(text, images)
 
-    async def abort(self) -> None:
+    async def abort(self, continue_queue: bool = True) -> None:
         """Cancel the run, its tools, a retry wait and compaction; returns once idle.
-        Messages still queued run next."""
-        await self._s.abort()
+
+        Args:
+            continue_queue: messages still queued run next; False when the caller is about to
+                replace or close the session (they stay queued).
+        """
+        await self._s.abort(continue_queue=continue_queue)
 
     def abort_retry(self) -> None:
         """Stop waiting for an automatic retry (the run ends with the error)."""
@@ -688,7 +696,7 @@ class Engine:
         trust = self._s.project_trust
         if trust is None:
             return None
-        skipped: tuple[SkippedResources, ...] = ()
+        skipped: tuple[SkippedResources, ...] | None = None
         if with_skipped:
             offer = self.skipped_project_resources()
             skipped = tuple(SkippedResources(kind, tuple(items)) for kind, items in offer.items())
