@@ -121,12 +121,18 @@ class McpConnection:
         self.tools: list[McpToolInfo] = []
         # Bumped whenever `tools` is replaced, so the manager rebuilds its tool objects.
         self.generation = 0
+        # How often the server said its tools changed (`notifications/tools/list_changed`) and
+        # the list was fetched again.
+        self.tool_refreshes = 0
         self.server_name: str | None = None
         self.restarts = 0
         self._client: Any = None
         self._task: asyncio.Task[None] | None = None
         self._ready = asyncio.Event()
         self._stop = asyncio.Event()
+        # Set by the SDK's message handler; the serving task re-lists the tools. The handler runs in
+        # the session's receive loop, which must stay free to deliver the `tools/list` answer.
+        self._tools_changed = asyncio.Event()
         self._log: IO[str] | None = None
         # Told when a start fails (the manager turns it into a one-line notice).
         self.on_failed: Callable[[McpConnection], None] | None = None
@@ -150,6 +156,7 @@ class McpConnection:
         self.error = None
         self._ready = asyncio.Event()
         self._stop = asyncio.Event()
+        self._tools_changed = asyncio.Event()
         self._task = asyncio.ensure_future(self._serve())
 
     async def wait_ready(self, timeout_s: float | None = None) -> None:
@@ -196,7 +203,8 @@ class McpConnection:
                 self._client = client
                 self.status = "connected"
                 self._ready.set()
-                await self._stop.wait()
+                while await self._next_event():
+                    await self._refresh_tools(client)
         except asyncio.CancelledError:
             self.status = "stopped"
             raise
@@ -218,6 +226,43 @@ class McpConnection:
                 self._log.close()
                 self._log = None
 
+    async def _next_event(self) -> bool:
+        """Wait for a stop (False) or a tool-list change (True)."""
+        if not self._stop.is_set() and not self._tools_changed.is_set():
+            stop = asyncio.ensure_future(self._stop.wait())
+            changed = asyncio.ensure_future(self._tools_changed.wait())
+            try:
+                await asyncio.wait((stop, changed), return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                stop.cancel()
+                changed.cancel()
+        if self._stop.is_set():
+            return False
+        self._tools_changed.clear()
+        return True
+
+    async def _refresh_tools(self, client: Any) -> None:
+        # A failed re-list keeps the old tools: a call to a vanished tool gets the server's own error,
+        # and a dead connection is noticed by the next call, which restarts the server.
+        try:
+            async with asyncio.timeout(self.startup_timeout_s):
+                tools = await self._list_tools(client)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            self._write_log(f"tools/list after tools/list_changed failed: {describe_error(exc)}")
+            return
+        self.tools = tools
+        self.generation += 1
+        self.tool_refreshes += 1
+        self._write_log(f"tools changed: now {len(tools)} ({', '.join(t.name for t in tools)})")
+
+    async def _on_message(self, message: Any) -> None:
+        """The SDK's message handler: server notifications (and transport errors, ignored here)."""
+        sdk = _sdk
+        if sdk is not None and isinstance(message, sdk.types.ToolListChangedNotification):
+            self._tools_changed.set()
+
     def _client_for(self, sdk: Any) -> Any:
         config = self.config
         info = sdk.types.Implementation(name="atomic", version=__version__)
@@ -235,9 +280,10 @@ class McpConnection:
         else:
             http = sdk.shared._httpx_utils.create_mcp_http_client(headers=dict(config.headers) or None)
             transport = sdk.client.streamable_http.streamable_http_client(config.url or "", http_client=http)
-            return _OwnsHttpClient(sdk.Client(transport, mode="legacy", client_info=info), http)
+            client = sdk.Client(transport, mode="legacy", client_info=info, message_handler=self._on_message)
+            return _OwnsHttpClient(client, http)
         # "legacy" is the initialize handshake every deployed server speaks; no discovery probe.
-        return sdk.Client(transport, mode="legacy", client_info=info)
+        return sdk.Client(transport, mode="legacy", client_info=info, message_handler=self._on_message)
 
     async def _list_tools(self, client: Any) -> list[McpToolInfo]:
         tools: list[McpToolInfo] = []
