@@ -120,6 +120,7 @@ def test_confirmed_prices_match_the_provider_pages(make_registry: Callable[..., 
         ("openai", "gpt-5-mini"): (0.25, 2, 0.025),
         ("openai", "gpt-5-nano"): (0.05, 0.4, 0.005),
         ("openrouter", "openai/gpt-5-mini"): (0.25, 2, None),
+        ("cerebras", "gpt-oss-120b"): (0.35, 0.75, None),
     }
     for (provider, model_id), (price_in, price_out, cache_read) in expected.items():
         model = registry.find(provider, model_id)
