@@ -116,6 +116,7 @@ def test_confirmed_prices_match_the_provider_pages(make_registry: Callable[..., 
     # Prices re-read on 2026-12-03; a change here must come with a new source and date.
     registry = make_registry()
     expected = {
+        ("openai", "gpt-5.4"): (2.5, 15, 0.25),
         ("openai", "gpt-5.1"): (1.25, 10, 0.125),
         ("openai", "gpt-5-mini"): (0.25, 2, 0.025),
         ("openai", "gpt-5-nano"): (0.05, 0.4, 0.005),
