@@ -36,7 +36,8 @@ async def test_added_and_removed_tools_reach_the_manager_and_the_state(tmp_path:
         assert grow is not None
         out = await grow.execute("c1", {"name": "one"}, ToolContext(cwd=tmp_path))
         assert out.content[0].text == "added extra_one"
-        await wait_for(lambda: "mcp__tiny__extra_one" in tool_names(manager))
+        # The call that changed the tools returns only once the new list is in.
+        assert "mcp__tiny__extra_one" in tool_names(manager)
         state = manager.states()[0]
         assert len(state.tools) == before + 1 and state.status == "connected"
         assert conn.tool_refreshes == 1
@@ -50,7 +51,7 @@ async def test_added_and_removed_tools_reach_the_manager_and_the_state(tmp_path:
         shrink = manager.find_tool("mcp__tiny__shrink")
         assert shrink is not None
         await shrink.execute("c3", {"name": "extra_one"}, ToolContext(cwd=tmp_path))
-        await wait_for(lambda: "mcp__tiny__extra_one" not in tool_names(manager))
+        assert "mcp__tiny__extra_one" not in tool_names(manager)
         assert len(manager.states()[0].tools) == before
         assert manager.find_tool("mcp__tiny__extra_one") is None
     finally:
@@ -58,31 +59,26 @@ async def test_added_and_removed_tools_reach_the_manager_and_the_state(tmp_path:
     assert "tools changed: now" in manager.connections["tiny"].log_path.read_text()
 
 
-async def test_the_next_request_offers_a_tool_added_during_the_turn(tmp_path: Path, agent_dir: Path) -> None:
+async def test_the_next_step_offers_a_tool_added_by_the_previous_one(tmp_path: Path, agent_dir: Path) -> None:
     (agent_dir / "mcp.json").write_text(
         json.dumps({"mcpServers": {"tiny": {"command": sys.executable, "args": [str(SERVER)]}}})
     )
     (agent_dir / "settings.json").write_text('{"mcp": {"promptWaitMs": 60000, "startupTimeoutMs": 60000}}')
     provider = ScriptedProvider([
         {"toolCalls": [{"name": "mcp__tiny__grow", "arguments": {"name": "late"}}]},
-        {"text": "grown"},
         {"toolCalls": [{"name": "mcp__tiny__extra_late", "arguments": {"value": "hello"}}]},
         {"text": "done"},
     ])
     session = await create_session(SessionOptions(cwd=tmp_path, scripted=provider))
     try:
-        assert session.mcp is not None
-        await session.prompt("grow a tool")
+        await session.prompt("grow a tool and use it")
         await session.wait_idle()
         assert "mcp__tiny__extra_late" not in [t.name for t in provider.requests[0].tools]
-        await wait_for(lambda: "mcp__tiny__extra_late" in tool_names(session.mcp))  # type: ignore[arg-type]
-
-        await session.prompt("use it")
-        await session.wait_idle()
-        assert "mcp__tiny__extra_late" in [t.name for t in provider.requests[2].tools]
+        # Same turn, next request: the tool the previous step added is offered and callable.
+        assert "mcp__tiny__extra_late" in [t.name for t in provider.requests[1].tools]
         results = [m for m in session.messages() if isinstance(m, ToolResultMessage)]
-        assert results[-1].content[0].text == "late says hello"
-        assert not results[-1].is_error
+        assert [r.content[0].text for r in results] == ["added extra_late", "late says hello"]
+        assert not any(r.is_error for r in results)
     finally:
         await session.shutdown()
 

@@ -27,6 +27,8 @@ McpStatus = Literal["starting", "connected", "failed", "crashed", "stopped"]
 MISSING_SDK = "the MCP client is not installed: pip install 'atomic-agent[mcp]' (or pip install mcp)"
 CONNECTION_CLOSED = -32000
 LOG_LIMIT_BYTES = 1_000_000
+# How long a call that changed the server's tools waits for their new list.
+TOOLS_REFRESH_WAIT_S = 10.0
 
 _sdk: Any = None
 _sdk_lock: asyncio.Lock | None = None
@@ -133,6 +135,10 @@ class McpConnection:
         # Set by the SDK's message handler; the serving task re-lists the tools. The handler runs in
         # the session's receive loop, which must stay free to deliver the `tools/list` answer.
         self._tools_changed = asyncio.Event()
+        # Clear while a change is announced but not listed yet: a call that made the server change its
+        # tools waits for the new list, so the agent's next request already offers them.
+        self._tools_current = asyncio.Event()
+        self._tools_current.set()
         self._log: IO[str] | None = None
         # Told when a start fails (the manager turns it into a one-line notice).
         self.on_failed: Callable[[McpConnection], None] | None = None
@@ -157,6 +163,7 @@ class McpConnection:
         self._ready = asyncio.Event()
         self._stop = asyncio.Event()
         self._tools_changed = asyncio.Event()
+        self._tools_current.set()
         self._task = asyncio.ensure_future(self._serve())
 
     async def wait_ready(self, timeout_s: float | None = None) -> None:
@@ -205,6 +212,8 @@ class McpConnection:
                 self._ready.set()
                 while await self._next_event():
                     await self._refresh_tools(client)
+                    if not self._tools_changed.is_set():
+                        self._tools_current.set()
         except asyncio.CancelledError:
             self.status = "stopped"
             raise
@@ -222,6 +231,7 @@ class McpConnection:
         finally:
             self._client = None
             self._ready.set()
+            self._tools_current.set()  # nothing will be listed any more; nobody waits for it
             if self._log is not None:
                 self._log.close()
                 self._log = None
@@ -261,6 +271,7 @@ class McpConnection:
         """The SDK's message handler: server notifications (and transport errors, ignored here)."""
         sdk = _sdk
         if sdk is not None and isinstance(message, sdk.types.ToolListChangedNotification):
+            self._tools_current.clear()
             self._tools_changed.set()
 
     def _client_for(self, sdk: Any) -> Any:
@@ -326,6 +337,12 @@ class McpConnection:
                     f"MCP server {self.name} stopped ({self.error}); it will be restarted on the next call"
                 ) from None
             raise McpError(f"MCP server {self.name}: {describe_error(exc)}") from None
+        if not self._tools_current.is_set():
+            # The call changed the server's tools (the notification comes before the answer on the
+            # same stream); wait briefly for the new list rather than offer a stale one next step.
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(min(timeout_s, TOOLS_REFRESH_WAIT_S)):
+                    await self._tools_current.wait()
         return result.model_dump(mode="json", by_alias=True, exclude_none=True)
 
     async def _mark_crashed(self, reason: str) -> None:
