@@ -41,7 +41,7 @@ from atomic.core.extensions.events import ExtensionUiRequest
 from atomic.core.extensions.ui import UiAnswer
 from atomic.core.messages import BashExecutionMessage, ImageContent
 from atomic.core.model_types import Model
-from atomic.core.permissions import Approver
+from atomic.core.permissions import Approver, PermissionMode
 from atomic.core.project_offer import ProjectOffer
 from atomic.core.settings import Settings
 from atomic.core.tools.base import EditorFiles
@@ -296,6 +296,16 @@ class Engine:
         if self._s.extensions is None:
             return []
         return [str(ext.path) for ext in self._s.extensions.extensions]
+
+    def loaded_project_extensions(self) -> list[str]:
+        """File names of the loaded extensions that the project folder brought (they keep running
+        after trust is withdrawn, until restart)."""
+        from atomic.core.extensions.loader import project_extension_paths
+
+        if self._s.extensions is None:
+            return []
+        project = {str(path.resolve()) for path in project_extension_paths(self._s.cwd)}
+        return [Path(ext.path).name for ext in self._s.extensions.extensions if ext.path in project]
 
     # ------------------------------------------------------------------ models and thinking
 
@@ -605,7 +615,7 @@ class Engine:
     # ------------------------------------------------------------------ permissions
 
     @property
-    def permission_mode(self) -> str:
+    def permission_mode(self) -> PermissionMode:
         """Who approves tool calls: "ask", "accept-edits" or "yolo"."""
         return self._s.permissions.mode
 
