@@ -299,10 +299,6 @@ def _reflective_calls(path: Path) -> Iterator[str]:
 
 
 KNOWN_REFLECTION: set[str] = {
-    "atomic/core/compaction/compactor.py: call_planner: getattr(error, 'kind', None)",
-    "atomic/core/compaction/compactor.py: call_planner: getattr(error, 'message', None)",
-    "atomic/core/compaction/compactor.py: call_planner: getattr(error, 'retry_after_s', None)",
-    "atomic/core/compaction/compactor.py: plan_and_compact: getattr(error, 'kind', None)",
     "atomic/core/engine/compaction_controls.py: _compact_now: getattr(settings, 'query', None)",
     "atomic/core/engine/compaction_controls.py: _compaction_with_events: getattr(exc, 'message', None)",
     "atomic/core/engine/factory.py: create_session: getattr(session.registry, 'errors', [])",
@@ -314,7 +310,6 @@ KNOWN_REFLECTION: set[str] = {
     "atomic/core/extensions/loader.py: load_extensions: getattr(options, 'no_extensions', False)",
     "atomic/core/extensions/runtime.py: complete_command: getattr(result, 'close', None)",
     "atomic/core/extensions/runtime.py: refresh_system_prompt: getattr(self.session, 'rebuild_system_prompt', None)",
-    "atomic/core/messages.py: user_text: getattr(message, 'content', '')",
     "atomic/rpc/server.py: _run: getattr(exc, 'message', None)",
     "atomic/tui/app.py: extension_commands: getattr(extensions, 'commands', None)",
     "atomic/tui/app.py: extension_commands: getattr(self.session, 'extensions', None)",
