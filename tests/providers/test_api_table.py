@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from typing import get_args
 
+import pytest
+
 from atomic.core.model_types import Api, Model
 from atomic.core.models.models_json import KNOWN_APIS
-from atomic.core.providers import get_provider, known_apis, thinking_params
+from atomic.core.providers import get_provider, known_apis, registry, thinking_params
 from atomic.core.providers.registry import APIS, needs_api_key
 from atomic.core.providers.scripted import ScriptedProvider
 
@@ -18,7 +20,8 @@ def test_the_api_literal_known_apis_and_the_table_agree() -> None:
     assert set(APIS) <= set(known_apis())
 
 
-def test_each_api_builds_its_provider_from_the_table() -> None:
+def test_each_api_builds_its_provider_from_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(registry, "_registered", {})  # a provider built here must not stay cached for other tests
     for api, spec in APIS.items():
         provider = get_provider(api)
         assert type(provider) is type(spec.create())

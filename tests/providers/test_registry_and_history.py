@@ -43,6 +43,7 @@ def test_register_scripted_provider() -> None:
         unregister_provider("scripted")
     # Back to the table's own scripted provider.
     assert isinstance(get_provider("scripted"), ScriptedProvider)
+    unregister_provider("scripted")
     register_provider("pigeon-post", scripted)
     try:
         assert get_provider("pigeon-post") is scripted
