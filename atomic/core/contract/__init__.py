@@ -17,8 +17,9 @@ to an extension dialog and its check), the permission vocabulary (`ApprovalReque
 `FileChange`, `ToolError`), `trust_change_message` and `parse_acp_servers` (ACP's MCP server list for
 `SessionOptions.mcp_servers`).
 
-Justified exceptions, imported from `atomic.core` by frontends directly: none yet besides the
-event and message modules above.
+Justified exceptions, imported from `atomic.core` by frontends directly (besides the event and
+message modules above): `atomic.core.atomic_io.encode_json_text`, the byte encoding RPC shares with
+the session file writer. tests/contract/test_frontends_use_the_contract.py keeps this list honest.
 """
 
 from __future__ import annotations
