@@ -27,7 +27,6 @@ from typing import Any, Literal
 
 from atomic.core.atomic_io import file_lock, write_atomic
 
-TrustSetting = Literal["ask", "always", "never"]
 TrustSource = Literal["flag", "setting", "saved", "once", "undecided"]
 TRUST_SETTINGS: tuple[str, ...] = ("ask", "always", "never")
 TRUST_FILE = "trust.json"
@@ -66,6 +65,22 @@ class ProjectTrust:
             "undecided": "no decision saved",
         }[self.source]
         return f"{self.cwd}: {state} ({why})"
+
+
+def trust_change_message(new: ProjectTrust, *, was_trusted: bool, loaded_project_extensions: list[str]) -> str:
+    """What an interactive frontend says after the user changed the decision in a running session.
+
+    Python cannot unload an imported module (its hooks, tools and commands stay registered), so a
+    project's extensions keep running after trust is withdrawn; everything else the project brings
+    is dropped at once. The message says so, naming the extensions, so nobody believes them gone."""
+    message = f"Project trust: {new.describe()}"
+    if was_trusted and not new.trusted and loaded_project_extensions:
+        message += (
+            f". The project's extensions already loaded ({', '.join(loaded_project_extensions)}) keep running "
+            "in this session: withdrawing trust unloads them only when you restart Atomic. Its settings, "
+            "skills, prompt templates, context files and MCP servers are no longer used"
+        )
+    return message
 
 
 class TrustStore:
