@@ -6,9 +6,10 @@ import gc
 import re
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 from textual.app import App, ComposeResult
+from textual.binding import BindingType
 from textual.screen import Screen
 from textual.widgets import TextArea
 
@@ -23,7 +24,7 @@ from atomic.tui.events_bridge import EventBridge
 from atomic.tui.extension_ui import ExtensionUiPresenter, ExtensionWidgets
 from atomic.tui.find_bar import FindBar
 from atomic.tui.footer import QueuePanel, StatusFooter, WorkingIndicator
-from atomic.tui.formatting import read_git_branch, tilde_path
+from atomic.tui.formatting import read_git_branch, tilde
 from atomic.tui.input_flow import InputFlow, session_prompts
 from atomic.tui.keybindings import APP_KEYS, KeyTable, load_overrides, register_legacy_sequences
 from atomic.tui.main_screen import MainScreen
@@ -47,7 +48,7 @@ class AtomicApp(App[int]):
     """
     COMMAND_PALETTE_BINDING = "f1"
     COMMANDS = App.COMMANDS | {SlashCommandProvider}
-    BINDINGS = KeyTable().app_bindings()
+    BINDINGS: ClassVar[list[BindingType]] = KeyTable().app_bindings()
     ENABLE_COMMAND_PALETTE = True
 
     def __init__(
@@ -233,7 +234,7 @@ class AtomicApp(App[int]):
         lines: list[str] = []
         if not session.settings.quiet_startup:
             lines.append("atomic · esc interrupt · ctrl+c clear · ctrl+d quit · / commands · ! bash · ctrl+l model · f1 palette")
-            context = [tilde_path(getattr(f, "path", f)) for f in session.context_files or []]
+            context = [tilde(getattr(f, "path", f)) for f in session.context_files or []]
             if context:
                 lines.append("[Context] " + ", ".join(context))
             resources = session.resources.commands() if session.resources is not None else []
@@ -253,7 +254,7 @@ class AtomicApp(App[int]):
         if session.model is None:
             from atomic.core.models import no_model_message
 
-            guide = no_model_message(session.registry).replace(str(self.agent_dir), tilde_path(self.agent_dir))
+            guide = no_model_message(session.registry).replace(str(self.agent_dir), tilde(self.agent_dir))
             self.renderer.note("Welcome to Atomic.\n\n" + guide, "guide")
 
     def extension_commands(self) -> list[dict[str, Any]]:

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from textual.content import Content
+from textual.notifications import SeverityLevel
 from textual.widgets import Static
 
 from atomic.core.extensions.ui import UiAnswer, UiAnswerError
@@ -60,7 +61,9 @@ class ExtensionUiPresenter:
     def show(self, event: ExtensionUiRequest) -> None:
         method = event.method
         if method == "notify":
-            severity = {"warning": "warning", "error": "error"}.get(event.notify_type or "info", "information")
+            severity: SeverityLevel = "information"
+            if event.notify_type in ("warning", "error"):
+                severity = "warning" if event.notify_type == "warning" else "error"
             self.app.notify(event.message or "", severity=severity)
         elif method == "setStatus":
             self._set_status(event.status_key or "", event.status_text)

@@ -10,7 +10,7 @@ from textual.content import Content
 from textual.timer import Timer
 from textual.widgets import Static
 
-from atomic.tui.formatting import format_elapsed, format_tokens, tilde_path
+from atomic.tui.formatting import flat_line, format_elapsed, format_tokens, tilde
 
 
 def usage_line(stats: dict[str, Any]) -> Content:
@@ -52,7 +52,7 @@ class StatusFooter(Static):
         self.update(Content.styled("starting…", "$text-muted"))
 
     def set_location(self, cwd: Path, branch: str | None, session_name: str | None) -> None:
-        self.cwd_text = tilde_path(cwd)
+        self.cwd_text = tilde(cwd)
         self.branch = branch
         self.session_name = session_name
         self._render_footer()
@@ -95,7 +95,7 @@ class StatusFooter(Static):
             second = Content.assemble(left, " " * gap, self.model_text)
         else:
             second = Content.assemble(left, "\n", self.model_text)
-        lines = [location, "\n", second]
+        lines: list[str | Content] = [location, "\n", second]
         if self.extension_statuses:
             entries = [" ".join(self.extension_statuses[k].split()) for k in sorted(self.extension_statuses)]
             lines += ["\n", Content("  ".join(e for e in entries if e))]
@@ -193,13 +193,8 @@ class QueuePanel(Static):
             self.remove_class("-active")
             self.update("")
             return
-        lines = [Content.assemble(("Steering: ", "$accent"), Content(_one_line(t))) for t in steering]
-        lines += [Content.assemble(("Follow-up: ", "$secondary"), Content(_one_line(t))) for t in follow_up]
+        lines = [Content.assemble(("Steering: ", "$accent"), Content(flat_line(t))) for t in steering]
+        lines += [Content.assemble(("Follow-up: ", "$secondary"), Content(flat_line(t))) for t in follow_up]
         lines.append(Content.styled("↳ alt+up to edit all queued messages", "italic"))
         self.update(Content("\n").join(lines))
         self.add_class("-active")
-
-
-def _one_line(text: str, limit: int = 200) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

@@ -23,6 +23,7 @@ from rich.markdown import CodeBlock, Heading, Markdown
 from rich.segment import Segment
 from rich.style import Style
 from rich.syntax import Syntax, SyntaxTheme
+from textual.app import App
 from textual.geometry import Offset, Region, Size
 from textual.selection import Selection
 from textual.strip import Strip
@@ -154,7 +155,7 @@ class StreamFlusher:
     """One timer for every growing message of an app: deltas become pixels at most every FRAME_S, and
     less often when rendering gets expensive (the pause grows with the cost of the last flush)."""
 
-    def __init__(self, owner: Widget) -> None:
+    def __init__(self, owner: Widget | App[object]) -> None:
         self.owner = owner
         self.pending: dict[StreamingMarkdown, None] = {}
         self._timer: Timer | None = None

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from atomic.tui.completion import find_context, fuzzy_score, list_project_files
-from atomic.tui.formatting import format_tokens, read_git_branch, tilde_path
+from atomic.tui.formatting import format_tokens, read_git_branch, tilde
 from atomic.tui.keybindings import KeyTable, load_overrides, normalize_key
 from tests.tui.helpers import make_app
 
@@ -34,7 +34,7 @@ async def test_keybinding_override_applies_in_the_app(tmp_path: Path, agent_dir:
 
 def test_token_formatting_and_paths(tmp_path: Path) -> None:
     assert [format_tokens(n) for n in (999, 1200, 12000, 1_200_000)] == ["999", "1.2k", "12k", "1.2M"]
-    assert tilde_path(tmp_path / "a", home=tmp_path) == "~/a"
+    assert tilde(tmp_path / "a", home=tmp_path) == "~/a"
     (tmp_path / ".git").mkdir()
     (tmp_path / ".git" / "HEAD").write_text("ref: refs/heads/feature/x\n")
     (tmp_path / "sub").mkdir()
@@ -52,3 +52,9 @@ def test_completion_context_and_ranking(tmp_path: Path) -> None:
     (tmp_path / "skip.log").write_text("")
     (tmp_path / ".gitignore").write_text("*.log\n")
     assert "keep.py" in list_project_files(tmp_path) and "skip.log" not in list_project_files(tmp_path)
+
+
+def test_one_token_format_for_the_footer_and_the_model_list() -> None:
+    # The footer keeps a decimal below 10k and 10M; a model list of context windows does not need it.
+    assert [format_tokens(n) for n in (8192, 1_000_000, 1_500_000)] == ["8.2k", "1.0M", "1.5M"]
+    assert [format_tokens(n, whole=True) for n in (8192, 32768, 1_000_000, 1_500_000)] == ["8k", "33k", "1M", "1.5M"]

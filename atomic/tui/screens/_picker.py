@@ -108,6 +108,10 @@ class PickerScreen(AtomicModal):
     def __init__(self, initial_query: str = "") -> None:
         super().__init__()
         self._initial_query = initial_query
+        # Per instance: one screen class can serve two purposes (login and logout).
+        self.title_text = self.TITLE_TEXT
+        self.hint = self.HINT
+        self.empty_text = self.EMPTY_TEXT
 
     # ------------------------------------------------------------------ subclass API
 
@@ -133,7 +137,7 @@ class PickerScreen(AtomicModal):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="atomic-panel") as panel:
-            panel.border_title = self.TITLE_TEXT
+            panel.border_title = self.title_text
             yield Static("", classes="panel-info")
             search = Input(
                 value=self._initial_query, placeholder=self.PLACEHOLDER, id="picker-search", select_on_focus=False
@@ -141,9 +145,9 @@ class PickerScreen(AtomicModal):
             search.display = self.SEARCHABLE
             yield search
             yield OptionList(id="picker-list")
-            yield Static(self.EMPTY_TEXT, classes="panel-empty")
+            yield Static(self.empty_text, classes="panel-empty")
             yield Static("", classes="panel-detail")
-            yield Static(self.HINT, classes="panel-hint")
+            yield Static(self.hint, classes="panel-hint")
 
     def on_mount(self) -> None:
         self.refresh_options()

@@ -7,9 +7,9 @@ from typing import Any
 from textual.content import Content
 from textual.widgets.option_list import Option
 
+from atomic.tui.formatting import first_line
 from atomic.tui.screens import EDITOR_PREFIX
 from atomic.tui.screens._picker import PickerScreen
-from atomic.tui.screens.formatting import one_line
 from atomic.tui.screens.fuzzy import fuzzy_filter
 
 
@@ -28,10 +28,10 @@ class ForkPickerScreen(PickerScreen):
     def build_options(self, query: str) -> list[Option]:
         numbered = list(enumerate(self._messages, start=1))
         items = [(m["text"], (n, m)) for n, m in numbered]
-        matches: list[tuple[int, dict[str, str]]] = fuzzy_filter(query, items)  # type: ignore[assignment]
+        matches: list[tuple[int, dict[str, str]]] = fuzzy_filter(query, items)
         return [
             Option(
-                Content.assemble((f"{n:>3}. ", "$foreground-muted"), one_line(m["text"], 100)),
+                Content.assemble((f"{n:>3}. ", "$foreground-muted"), first_line(m["text"], 100)),
                 id=m["entryId"],
             )
             for n, m in matches

@@ -6,7 +6,6 @@ the key is never echoed in notifications.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, Literal
 
 from textual import on
@@ -15,6 +14,7 @@ from textual.content import Content
 from textual.widgets import Input, Static
 from textual.widgets.option_list import Option
 
+from atomic.tui.formatting import tilde
 from atomic.tui.screens._picker import PickerScreen
 from atomic.tui.screens.fuzzy import fuzzy_filter
 
@@ -22,11 +22,6 @@ LOCAL_SERVER_HINT = (
     "Local OpenAI-compatible server (llama.cpp, vLLM, LM Studio, Ollama)? Add it as a provider in "
     '{agent_dir}/models.json with "baseUrl", "api": "openai-completions", "apiKey" and "models".'
 )
-
-
-def _tilde(path: str) -> str:
-    home = str(Path.home())
-    return "~" + path[len(home) :] if path == home or path.startswith(home + "/") else path
 
 
 # A result starting with this is shown as a line in the conversation rather than as a toast.
@@ -94,11 +89,11 @@ class LoginScreen(PickerScreen):
         super().__init__()
         self.session = session
         self.mode = mode
-        self.TITLE_TEXT = "Log in to a provider" if mode == "login" else "Log out of a provider"
-        self.HINT = (
+        self.title_text = "Log in to a provider" if mode == "login" else "Log out of a provider"
+        self.hint = (
             "↑↓ move · enter choose · esc close" if mode == "login" else "↑↓ move · enter remove stored key · esc close"
         )
-        self.EMPTY_TEXT = "No providers" if mode == "login" else "No stored keys to remove"
+        self.empty_text = "No providers" if mode == "login" else "No stored keys to remove"
         self.pending_provider: str | None = None
 
     def on_mount(self) -> None:
@@ -120,7 +115,7 @@ class LoginScreen(PickerScreen):
 
     def build_options(self, query: str) -> list[Option]:
         registry = self.session.registry
-        providers: list[str] = fuzzy_filter(query, [(p, p) for p in self._providers()])  # type: ignore[assignment]
+        providers: list[str] = fuzzy_filter(query, [(p, p) for p in self._providers()])
         width = max((len(p) for p in providers), default=0) + 2
         options = []
         for provider in providers:
@@ -134,7 +129,7 @@ class LoginScreen(PickerScreen):
 
     def info_text(self) -> str | Content:
         if self.mode == "login":
-            return LOCAL_SERVER_HINT.format(agent_dir=_tilde(str(self.session.agent_dir)))
+            return LOCAL_SERVER_HINT.format(agent_dir=tilde(self.session.agent_dir))
         return ""
 
     async def choose(self, option_id: str) -> None:

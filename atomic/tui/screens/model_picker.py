@@ -9,8 +9,8 @@ from textual.content import Content
 from textual.widgets.option_list import Option
 
 from atomic.core.model_types import Model
+from atomic.tui.formatting import format_tokens
 from atomic.tui.screens._picker import PickerScreen
-from atomic.tui.screens.formatting import format_tokens
 from atomic.tui.screens.fuzzy import fuzzy_filter
 
 _ID_WIDTH_LIMIT = 42
@@ -68,7 +68,7 @@ class ModelPickerScreen(PickerScreen):
         self._models = {m.key: m for m in ordered}
         # The provider goes first in the search text so "openai/..." ranks real provider ids first.
         items = [(f"{m.provider} {m.provider}/{m.id} {m.id} {m.name}", m) for m in ordered]
-        matches: list[Model] = fuzzy_filter(query, items)  # type: ignore[assignment]
+        matches: list[Model] = fuzzy_filter(query, items)
         provider_width = max((len(m.provider) for m in matches), default=0) + 2
         id_width = min(max((len(m.id) for m in matches), default=0), _ID_WIDTH_LIMIT)
         return [self._row(m, provider_width, id_width) for m in matches]
@@ -86,7 +86,7 @@ class ModelPickerScreen(PickerScreen):
         parts: list[str | tuple[str, str] | Content] = [
             (badge + " ", "$foreground-muted"),
             (model_id.ljust(id_width), "bold" if current else ""),
-            ("  " + format_tokens(model.context_window).rjust(5) + " ctx", "$foreground-muted"),
+            ("  " + format_tokens(model.context_window, whole=True).rjust(5) + " ctx", "$foreground-muted"),
             ("  " + " ".join(marks).ljust(15), "$text-accent"),
         ]
         if current:

@@ -12,16 +12,11 @@ from textual.content import Content
 from textual.widgets.option_list import Option
 
 from atomic.core.session.listing import SessionInfo, list_all_sessions, list_sessions
+from atomic.tui.formatting import first_line, format_age, format_size, tilde
 from atomic.tui.screens._picker import PickerScreen
-from atomic.tui.screens.formatting import format_age, format_size, one_line
 from atomic.tui.screens.fuzzy import fuzzy_filter
 
 _TITLE_WIDTH = 60
-
-
-def _tilde(path: str) -> str:
-    home = str(Path.home())
-    return "~" + path[len(home) :] if path == home or path.startswith(home + "/") else path
 
 
 class SessionPickerScreen(PickerScreen):
@@ -56,14 +51,14 @@ class SessionPickerScreen(PickerScreen):
         infos = self._load()
         self._infos = {str(i.path): i for i in infos}
         items = [(f"{i.name or ''} {i.first_message} {i.id} {i.cwd if self.all_folders else ''}", i) for i in infos]
-        matches: list[SessionInfo] = fuzzy_filter(query, items)  # type: ignore[assignment]
+        matches: list[SessionInfo] = fuzzy_filter(query, items)
         now = self._now()
         current = self._current_path()
         return [self._row(info, now, str(info.path) == current) for info in matches]
 
     def _row(self, info: SessionInfo, now: float, current: bool) -> Option:
         title = info.name or info.first_message or "(no messages)"
-        title = one_line(title, _TITLE_WIDTH).ljust(_TITLE_WIDTH)
+        title = first_line(title, _TITLE_WIDTH).ljust(_TITLE_WIDTH)
         title_style = "bold" if info.name else ("$foreground-muted" if not info.first_message else "")
         parts: list[str | tuple[str, str]] = [
             (title, title_style),
@@ -73,7 +68,7 @@ class SessionPickerScreen(PickerScreen):
         if current:
             parts.append(("  ✓ current", "$text-success"))
         if self.all_folders and info.cwd:
-            parts.append(("  " + _tilde(info.cwd), "$text-accent"))
+            parts.append(("  " + tilde(info.cwd), "$text-accent"))
         return Option(Content.assemble(*parts), id=str(info.path))
 
     def info_text(self) -> str | Content:
@@ -87,7 +82,7 @@ class SessionPickerScreen(PickerScreen):
             return ""
         text = f"id {info.id[:8]}"
         if info.name and info.first_message:
-            text += " · " + one_line(info.first_message, 80)
+            text += " · " + first_line(info.first_message, 80)
         return text
 
     def preferred_option_id(self) -> str | None:
@@ -108,4 +103,4 @@ class SessionPickerScreen(PickerScreen):
         if not switched:
             self.dismiss("Session switch cancelled by an extension")
             return
-        self.dismiss(f"Resumed: {one_line(info.name or info.first_message or info.id, 60)}")
+        self.dismiss(f"Resumed: {first_line(info.name or info.first_message or info.id, 60)}")

@@ -98,7 +98,7 @@ class SettingsScreen(AtomicModal):
         highlighted = self.option_list.highlighted_option
         keep = keep or (highlighted.id if highlighted else None)
         entries = [(f"{item.label} {item.key}", item) for item in self.items.values()]
-        visible: list[SettingItem] = fuzzy_filter(self.filter_text, entries)  # type: ignore[assignment]
+        visible: list[SettingItem] = fuzzy_filter(self.filter_text, entries)
         option_list = self.option_list
         option_list.set_options([self._row(item) for item in visible])
         index = next((i for i, item in enumerate(visible) if item.key == keep), 0)

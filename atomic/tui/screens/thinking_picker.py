@@ -41,7 +41,7 @@ class ThinkingPickerScreen(PickerScreen):
     def build_options(self, query: str) -> list[Option]:
         levels = list(self.session.supported_levels())
         items = [(f"{level} {LEVEL_DESCRIPTIONS.get(level, '')}", level) for level in levels]
-        matches: list[str] = fuzzy_filter(query, items)  # type: ignore[assignment]
+        matches: list[str] = fuzzy_filter(query, items)
         current = self.session.thinking_level
         options = []
         for level in matches:

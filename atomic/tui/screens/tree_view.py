@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from atomic.tui.formatting import first_line
+
 FILTER_MODES = ("default", "no-tools", "user-only", "labeled-only", "all")
 _SETTINGS_TYPES = frozenset({"model_change", "thinking_level_change", "session_info", "custom"})
 
@@ -23,14 +25,6 @@ class TreeRow:
     label: str | None
     on_path: bool
     is_leaf: bool
-
-
-def _first_line(text: str, limit: int = 90) -> str:
-    for line in text.splitlines():
-        if line.strip():
-            line = line.strip()
-            return line if len(line) <= limit else line[: limit - 1] + "…"
-    return ""
 
 
 def _content_text(content: Any) -> str:
@@ -48,13 +42,14 @@ def describe_entry(entry: dict[str, Any]) -> tuple[str, str]:
         message = entry.get("message") or {}
         role = message.get("role")
         if role == "user":
-            return "user", "user: " + _first_line(_content_text(message.get("content")))
+            return "user", "user: " + first_line(_content_text(message.get("content")), 90)
         if role == "assistant":
             content = message.get("content") or []
-            text = _first_line(_content_text(content))
+            text = first_line(_content_text(content), 90)
             calls = [b.get("name", "?") for b in content if isinstance(b, dict) and b.get("type") == "toolCall"]
             if message.get("stopReason") == "error":
-                return "assistant", "assistant (error): " + _first_line(str(message.get("errorMessage") or text))
+                error = str(message.get("errorMessage") or text)
+                return "assistant", "assistant (error): " + first_line(error, 90)
             if text and calls:
                 return "assistant", f"assistant: {text} → {', '.join(calls)}"
             if calls:
@@ -64,13 +59,13 @@ def describe_entry(entry: dict[str, Any]) -> tuple[str, str]:
             status = " (error)" if message.get("isError") else ""
             return "tool", f"↳ {message.get('toolName', 'tool')}{status}"
         if role == "bashExecution":
-            return "tool", "! " + _first_line(str(message.get("command", "")))
+            return "tool", "! " + first_line(str(message.get("command", "")), 90)
         return "meta", f"[{role or 'message'}]"
     if kind == "compaction":
         tokens = entry.get("tokensBefore")
         return "compaction", "[compaction]" + (f" {tokens:,} tokens before" if isinstance(tokens, int) else "")
     if kind == "branch_summary":
-        return "summary", "[branch summary] " + _first_line(str(entry.get("summary", "")))
+        return "summary", "[branch summary] " + first_line(str(entry.get("summary", "")), 90)
     if kind == "model_change":
         return "meta", f"model: {entry.get('provider')}/{entry.get('modelId')}"
     if kind == "thinking_level_change":
