@@ -6,7 +6,7 @@ import gc
 import re
 import time
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import App, ComposeResult
 from textual.binding import BindingType
@@ -30,6 +30,9 @@ from atomic.tui.keybindings import APP_KEYS, KeyTable, load_overrides, register_
 from atomic.tui.main_screen import MainScreen
 from atomic.tui.renderer import ConversationRenderer
 from atomic.tui.theme import DARK, LIGHT, theme_name_for
+
+if TYPE_CHECKING:
+    from atomic.tui.screens.settings_screen import SettingChanged
 
 DOUBLE_PRESS_S = 1.0
 # Not offered until the engine runs. cycle_thinking is not here: a disabled binding lets Shift+Tab fall through
@@ -201,6 +204,10 @@ class AtomicApp(App[int]):
             self.animation_level = "none"
         self.session.set_steering_mode(settings.steering_mode)
         self.session.set_follow_up_mode(settings.follow_up_mode)
+
+    def on_setting_changed(self, message: SettingChanged) -> None:
+        # Posted by the settings screen (it bubbles up to here): the theme and the CSS classes change at once.
+        self.apply_settings()
 
     def after_state_change(self) -> None:
         """Refresh everything that shows engine state (after a command, a screen or an event)."""

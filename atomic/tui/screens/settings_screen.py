@@ -1,5 +1,8 @@
 """/settings: every setting with its value; changes are saved to settings.json and applied at once.
 
+The screen saves a change and applies it to the engine; for what the app shows (theme, CSS classes) it
+posts a `SettingChanged` message, which bubbles to the app: the app applies its own look, never the screen.
+
 Keys: ↑↓ move, Enter/Space/→ next value (or edit a number/text), ← previous value, typing filters,
 Backspace edits the filter, Esc closes (or leaves the edit box).
 """
@@ -13,6 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
+from textual.message import Message
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -28,16 +32,15 @@ from atomic.tui.screens.settings_items import (
 )
 
 _LABEL_WIDTH = 28
-TEXTUAL_THEMES = {"dark": "textual-dark", "light": "textual-light"}
 
 
-def apply_theme_to_app(app: Any, name: str) -> None:
-    """Use the app's own theme hook when it has one, else switch Textual's built-in themes."""
-    hook = getattr(app, "apply_theme", None)
-    if callable(hook):
-        hook(name)
-    else:
-        app.theme = TEXTUAL_THEMES.get(name, "textual-dark")
+class SettingChanged(Message):
+    """A setting was saved and applied to the engine; the app refreshes what it shows from it."""
+
+    def __init__(self, key: str, value: object) -> None:
+        super().__init__()
+        self.key = key
+        self.value = value
 
 
 class SettingsScreen(AtomicModal):
@@ -240,11 +243,7 @@ class SettingsScreen(AtomicModal):
         except Exception as exc:  # a broken settings.json or an engine refusal is shown, not raised
             self.notify(str(exc), title="Setting not saved", severity="error")
             return False
-        if item.key == "theme":
-            apply_theme_to_app(self.app, value)
-        hook = getattr(self.app, "setting_changed", None)
-        if callable(hook):
-            hook(item.key, value)
+        self.post_message(SettingChanged(item.key, value))
         if item.label not in self.changed:
             self.changed.append(item.label)
         self._rebuild(keep=item.key)
