@@ -16,7 +16,7 @@ from textual.widgets import TextArea
 from atomic.core.engine.options import SessionOptions  # a plain dataclass: cheap to import
 from atomic.tui.approvals import TuiApprover, next_mode
 from atomic.tui.clipboard import copy_text
-from atomic.tui.commands import BUILTIN_COMMANDS, SlashCommandProvider, SlashCommands
+from atomic.tui.commands import COMMANDS, SlashCommandProvider, SlashCommands
 from atomic.tui.completion import MAX_ITEMS, CompletionItem, CompletionPopup, FileIndex, find_context, rank
 from atomic.tui.conversation import Conversation, StartupHeader
 from atomic.tui.editor import PromptEditor
@@ -184,7 +184,7 @@ class AtomicApp(App[int]):
 
     async def open_first_screen(self) -> None:
         if self.open_resume_picker:
-            self.slash.open_screen("resume")
+            self.slash.open_session_picker()
         elif self.initial_message:
             self.editor.prompt_history.add(self.initial_message)
             self.input_flow.pending.appendleft((self.initial_message, False))
@@ -312,7 +312,7 @@ class AtomicApp(App[int]):
             self.completion.open_with(items, context)
             return
         if context.kind == "slash":
-            items = [CompletionItem(f"/{name} ", f"/{name}", desc) for name, desc in BUILTIN_COMMANDS]
+            items = [CompletionItem(f"/{c.name} ", f"/{c.name}", c.description) for c in COMMANDS]
             resources = self.session.resources.commands() if self.session.resources is not None else []
             for command in [*resources, *self.extension_commands()]:
                 name = command["name"]
@@ -403,7 +403,7 @@ class AtomicApp(App[int]):
         self.exit(0)
 
     def action_select_model(self) -> None:
-        self.slash.open_screen("model")
+        self.slash.open_model_picker()
 
     def action_cycle_model(self, backwards: bool = False) -> None:
         result = self.session.cycle_model(backwards=backwards)

@@ -68,7 +68,7 @@ class HostApp(App[None]):
         self.script = script or []
         self.prepare = prepare
         self.session: Any = None
-        self.results: list[str | None] = []
+        self.results: list[object] = []  # what each screen dismissed with
 
     def compose(self) -> ComposeResult:
         yield Static("host")

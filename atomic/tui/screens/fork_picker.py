@@ -1,4 +1,4 @@
-"""/fork: pick one of your earlier messages; a new session starts just before it, the text goes to the editor."""
+"""/fork: pick one of your earlier messages; returns its entry id (the caller forks there, the text goes to the editor)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,11 @@ from textual.content import Content
 from textual.widgets.option_list import Option
 
 from atomic.tui.formatting import first_line
-from atomic.tui.screens import EDITOR_PREFIX
 from atomic.tui.screens._picker import PickerScreen
 from atomic.tui.screens.fuzzy import fuzzy_filter
 
 
-class ForkPickerScreen(PickerScreen):
+class ForkPickerScreen(PickerScreen[str]):
     TITLE_TEXT = "Fork from a message"
     PLACEHOLDER = "Search your messages"
     EMPTY_TEXT = "No user messages to fork from"
@@ -47,8 +46,4 @@ class ForkPickerScreen(PickerScreen):
         return f"{lines} lines" if lines > 1 else ""
 
     async def choose(self, option_id: str) -> None:
-        text, cancelled = await self.session.fork(option_id)
-        if cancelled:
-            self.dismiss("Fork cancelled by an extension")
-            return
-        self.dismiss(EDITOR_PREFIX + text)
+        self.dismiss(option_id)

@@ -1,11 +1,13 @@
-"""/login and /logout: pick a provider (with its key status); login then asks for an API key.
+"""/login and /logout: pick a provider (with its key status); login then asks for an API key. The screen
+returns a `LoginChoice`; the caller stores or removes the key through the engine.
 
-Keys go to `<agentDir>/auth.json` through the engine (mode 0600). The key box is a password field and
+Keys go to `<agentDir>/auth.json` (mode 0600). The key box is a password field and
 the key is never echoed in notifications.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from textual import on
@@ -24,8 +26,12 @@ LOCAL_SERVER_HINT = (
 )
 
 
-# A result starting with this is shown as a line in the conversation rather than as a toast.
-NOTE_PREFIX = "note:"
+@dataclass(frozen=True)
+class LoginChoice:
+    """What /login or /logout decided: store `api_key` for `provider`, or (None) remove its stored key."""
+
+    provider: str
+    api_key: str | None = None
 
 
 def select_provider_model(session: Any, provider: str) -> Any:
@@ -81,7 +87,7 @@ def describe_status(status: dict[str, Any]) -> tuple[str, str]:
     return f"✓ {source}", "$text-success"
 
 
-class LoginScreen(PickerScreen):
+class LoginScreen(PickerScreen[LoginChoice]):
     PLACEHOLDER = "Search providers"
     EMPTY_TEXT = "No providers"
 
@@ -134,8 +140,7 @@ class LoginScreen(PickerScreen):
 
     async def choose(self, option_id: str) -> None:
         if self.mode == "logout":
-            self.session.logout_provider(option_id)
-            self.dismiss(NOTE_PREFIX + logout_text(self.session, option_id))
+            self.dismiss(LoginChoice(option_id))
             return
         self._ask_for_key(option_id)
 
@@ -187,14 +192,4 @@ class LoginScreen(PickerScreen):
         if not key:
             self.notify("The key is empty", severity="warning")
             return
-        try:
-            self.session.login_provider(provider, key)
-            model = select_provider_model(self.session, provider)
-        except Exception as exc:
-            self.notify(str(exc), title="Login failed", severity="error")
-            return
-        if model is None:
-            text = f"Logged in to {provider}, but it has no models to use: add some in models.json."
-        else:
-            text = f"Logged in to {provider}. Using {model.name or model.id} ({provider}/{model.id}); ctrl+l picks another."
-        self.dismiss(NOTE_PREFIX + text)
+        self.dismiss(LoginChoice(provider, key))

@@ -45,7 +45,7 @@ def detail_text(state: McpServerState) -> str:
     return "\n".join(lines)
 
 
-class McpScreen(AtomicModal):
+class McpScreen(AtomicModal[None]):
     DEFAULT_CSS = """
     McpScreen DataTable {
         height: auto;

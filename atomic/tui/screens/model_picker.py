@@ -1,7 +1,8 @@
-"""/model: a searchable list of models; Enter switches the session's model and saves it as the default."""
+"""/model: a searchable list of models; Enter returns the chosen one (the caller switches to it and saves it)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from textual.binding import Binding, BindingType
@@ -16,7 +17,15 @@ from atomic.tui.screens.fuzzy import fuzzy_filter
 _ID_WIDTH_LIMIT = 42
 
 
-class ModelPickerScreen(PickerScreen):
+@dataclass(frozen=True)
+class ModelChoice:
+    """The model picked in /model."""
+
+    provider: str
+    model_id: str
+
+
+class ModelPickerScreen(PickerScreen[ModelChoice]):
     TITLE_TEXT = "Select model"
     HINT = "↑↓ move · enter select · tab all/available · esc close"
     PLACEHOLDER = "Search provider, id or name"
@@ -130,6 +139,4 @@ class ModelPickerScreen(PickerScreen):
 
     async def choose(self, option_id: str) -> None:
         model = self._models[option_id]
-        # An interactive choice becomes the default for the next start, as in pi.
-        chosen = self.session.set_model(model.provider, model.id, persist=True)
-        self.dismiss(f"Model: {chosen.provider}/{chosen.id}")
+        self.dismiss(ModelChoice(model.provider, model.id))

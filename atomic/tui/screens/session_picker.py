@@ -1,9 +1,10 @@
-"""/resume: sessions of this folder (or all folders, Tab), newest first; Enter switches to the chosen one."""
+"""/resume: sessions of this folder (or all folders, Tab), newest first; Enter returns the chosen one."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -19,7 +20,15 @@ from atomic.tui.screens.fuzzy import fuzzy_filter
 _TITLE_WIDTH = 60
 
 
-class SessionPickerScreen(PickerScreen):
+@dataclass(frozen=True)
+class SessionChoice:
+    """The session picked in /resume: its file, and the title a notification shows."""
+
+    path: str
+    title: str
+
+
+class SessionPickerScreen(PickerScreen[SessionChoice]):
     TITLE_TEXT = "Resume session"
     PLACEHOLDER = "Search by name, first message or id"
     EMPTY_TEXT = "No sessions found"
@@ -99,8 +108,4 @@ class SessionPickerScreen(PickerScreen):
         if option_id == self._current_path():
             self.dismiss(None)
             return
-        switched = await self.session.switch_session(option_id)
-        if not switched:
-            self.dismiss("Session switch cancelled by an extension")
-            return
-        self.dismiss(f"Resumed: {first_line(info.name or info.first_message or info.id, 60)}")
+        self.dismiss(SessionChoice(option_id, first_line(info.name or info.first_message or info.id, 60)))

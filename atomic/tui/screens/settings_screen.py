@@ -43,7 +43,7 @@ class SettingChanged(Message):
         self.value = value
 
 
-class SettingsScreen(AtomicModal):
+class SettingsScreen(AtomicModal[str]):
     DEFAULT_CSS = """
     SettingsScreen #settings-list { max-height: 24; }
     SettingsScreen #settings-edit { margin: 1 0 0 0; }

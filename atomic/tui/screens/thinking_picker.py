@@ -1,4 +1,4 @@
-"""/thinking: the current model's supported thinking levels with what each one means."""
+"""/thinking: the current model's supported thinking levels with what each one means; returns the level."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ LEVEL_DESCRIPTIONS: dict[str, str] = {
 }
 
 
-class ThinkingPickerScreen(PickerScreen):
+class ThinkingPickerScreen(PickerScreen[str]):
     TITLE_TEXT = "Thinking level"
     PLACEHOLDER = "Filter levels"
     EMPTY_TEXT = "No matching level"
@@ -58,5 +58,4 @@ class ThinkingPickerScreen(PickerScreen):
         return self.session.thinking_level
 
     async def choose(self, option_id: str) -> None:
-        result = self.session.set_thinking_level(option_id, persist=True)
-        self.dismiss(f"Thinking level: {result['level']}")
+        self.dismiss(option_id)

@@ -1,7 +1,9 @@
-"""/tree: the whole session tree; Enter continues from the chosen entry, `l` labels it, `f` filters."""
+"""/tree: the whole session tree; Enter returns the chosen entry (the caller continues from it), `l` labels it,
+`f` filters."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from textual import on
@@ -12,7 +14,6 @@ from textual.content import Content
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from atomic.tui.screens import EDITOR_PREFIX
 from atomic.tui.screens._picker import AtomicModal
 from atomic.tui.screens.tree_view import FILTER_MODES, TreeRow, build_rows, visible_leaf_row
 
@@ -26,7 +27,14 @@ _KIND_STYLES = {
 }
 
 
-class TreeScreen(AtomicModal):
+@dataclass(frozen=True)
+class TreeChoice:
+    """The entry picked in /tree: the session continues from there."""
+
+    entry_id: str
+
+
+class TreeScreen(AtomicModal[TreeChoice]):
     DEFAULT_CSS = """
     TreeScreen #tree-list { max-height: 30; }
     """
@@ -138,14 +146,7 @@ class TreeScreen(AtomicModal):
         self.rebuild(keep=entry_id)
 
     @on(OptionList.OptionSelected, "#tree-list")
-    async def _selected(self, event: OptionList.OptionSelected) -> None:
+    def _selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        entry_id = event.option.id
-        if entry_id is None:
-            return
-        try:
-            text = await self.session.navigate_to(entry_id)
-        except Exception as exc:
-            self.notify(str(exc), title="Cannot navigate", severity="error")
-            return
-        self.dismiss(EDITOR_PREFIX + text if text is not None else "Moved to the selected entry")
+        if event.option.id is not None:
+            self.dismiss(TreeChoice(event.option.id))
