@@ -21,10 +21,11 @@ from atomic.tui.completion import MAX_ITEMS, CompletionItem, CompletionPopup, Fi
 from atomic.tui.conversation import Conversation, StartupHeader
 from atomic.tui.editor import PromptEditor
 from atomic.tui.events_bridge import EventBridge
-from atomic.tui.extension_ui import ExtensionUiPresenter, ExtensionWidgets
+from atomic.tui.extension_ui import ExtensionUiPresenter
 from atomic.tui.find_bar import FindBar
-from atomic.tui.footer import QueuePanel, StatusFooter, WorkingIndicator
+from atomic.tui.footer import ExtensionWidgets, QueuePanel, StatusFooter, WorkingIndicator
 from atomic.tui.formatting import read_git_branch, tilde
+from atomic.tui.host import AppHost
 from atomic.tui.input_flow import InputFlow, session_prompts
 from atomic.tui.keybindings import APP_KEYS, KeyTable, load_overrides, register_legacy_sequences
 from atomic.tui.main_screen import MainScreen
@@ -41,7 +42,7 @@ _NEEDS_SESSION = {"select_model", "cycle_model", "cycle_model_back", "dequeue", 
 _CODE_FENCE = re.compile(r"^(```|~~~)[^\n]*\n(.*?)^\1\s*$", re.MULTILINE | re.DOTALL)
 
 
-class AtomicApp(App[int]):
+class AtomicApp(AppHost):
     CSS = """
     /* MainScreen only: a `Screen` rule here would also paint modal screens opaque (blank, not dimmed). */
     MainScreen { layout: vertical; background: $background; }
@@ -81,11 +82,10 @@ class AtomicApp(App[int]):
         self.cursor_blink_enabled = cursor_blink
         self.session: Any = session
         self.slash = SlashCommands(self)
-        self.input_flow = InputFlow(self)
+        self.input_flow = InputFlow(self, self.slash)
         self.files = FileIndex(options.cwd)
         self.git_branch: str | None = None
         self._last_ctrl_c = -10.0
-        self._last_escape = -10.0
         self.startup_error: str | None = None
         self._unsubscribe: Callable[[], None] | None = None
         self.initial_message = initial_message
@@ -159,9 +159,9 @@ class AtomicApp(App[int]):
         # A loaded session is tens of thousands of long-lived objects; left in the collected generations,
         # every full collection walks them all (~50 ms pauses while typing or streaming). Freeze them.
         gc.freeze()
-        self.bridge = EventBridge(self)
-        self._unsubscribe = self.session.subscribe(self.bridge.handle)
         self.extension_ui = ExtensionUiPresenter(self)
+        self.bridge = EventBridge(self, self.input_flow, self.extension_ui)
+        self._unsubscribe = self.session.subscribe(self.bridge.handle)
         self.session.permissions.approver = TuiApprover(self)
         self.git_branch = read_git_branch(self.session.cwd)
         self.apply_settings()

@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.screen import Screen
 
+from atomic.tui.host import AppHost
+
 if TYPE_CHECKING:
-    from atomic.tui.app import AtomicApp
     from atomic.tui.screens.login_screen import LoginChoice
     from atomic.tui.screens.model_picker import ModelChoice
     from atomic.tui.screens.session_picker import SessionChoice
@@ -56,7 +57,7 @@ def session_info_text(stats: dict[str, Any], name: str | None) -> str:
 class SlashCommands:
     """Runs `/name args` typed in the editor. Unknown names go to the engine (templates, skills, extensions)."""
 
-    def __init__(self, app: AtomicApp) -> None:
+    def __init__(self, app: AppHost) -> None:
         self.app = app
 
     def handles(self, text: str) -> bool:

@@ -6,9 +6,12 @@ import gc
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from atomic.tui.extension_ui import ExtensionUiPresenter
+from atomic.tui.host import AppHost
+from atomic.tui.input_flow import InputFlow
+
 if TYPE_CHECKING:
     from atomic.core.events import Event
-    from atomic.tui.app import AtomicApp
     from atomic.tui.conversation import NoteMessage
 
 # A turn at least this long rings the bell at its end (setting bellOnTurnEnd).
@@ -43,8 +46,10 @@ def desktop_notify(app: Any, title: str, body: str) -> None:
 
 
 class EventBridge:
-    def __init__(self, app: AtomicApp) -> None:
+    def __init__(self, app: AppHost, input_flow: InputFlow, extension_ui: ExtensionUiPresenter) -> None:
         self.app = app
+        self.input_flow = input_flow
+        self.extension_ui = extension_ui
         # The "Compacting…" line of the running compaction; it turns into the result.
         self.compaction_note: NoteMessage | None = None
         # Event type → handler; events without one (turn_start, bash updates, ...) change nothing on screen.
@@ -87,7 +92,7 @@ class EventBridge:
     def on_agent_end(self, _event: Any) -> None:
         app = self.app
         elapsed = app.working.stop()
-        app.input_flow.retrying = False
+        self.input_flow.retrying = False
         app.renderer.retry_view = None
         app.after_state_change()
         if elapsed >= LONG_TURN_S:
@@ -98,9 +103,9 @@ class EventBridge:
 
     def on_message_start(self, event: Any) -> None:
         app = self.app
-        if app.input_flow.retrying and event.message.role == "assistant":
+        if self.input_flow.retrying and event.message.role == "assistant":
             # The countdown is over and the next attempt streams: Esc aborts it like any reply again.
-            app.input_flow.retrying = False
+            self.input_flow.retrying = False
             app.working.clear_status(still_working=True)
         app.renderer.on_message_start(event.message)
 
@@ -142,7 +147,7 @@ class EventBridge:
 
     def on_compaction_end(self, event: Any) -> None:
         app = self.app
-        app.call_later(app.input_flow.send_after_compaction)
+        app.call_later(self.input_flow.send_after_compaction)
         app.working.clear_status(still_working=app.session.is_streaming)
         from atomic.tui.reports import compaction_result_text
 
@@ -160,7 +165,7 @@ class EventBridge:
 
     def on_auto_retry_start(self, event: Any) -> None:
         app = self.app
-        app.input_flow.retrying = True
+        self.input_flow.retrying = True
         app.renderer.retry_started(event.attempt, event.max_attempts)
         error = app.renderer.last_error
         reason = error.error.summary if error is not None else event.error_message.splitlines()[0][:80]
@@ -169,7 +174,7 @@ class EventBridge:
 
     def on_auto_retry_end(self, event: Any) -> None:
         app = self.app
-        app.input_flow.retrying = False
+        self.input_flow.retrying = False
         app.working.clear_status(still_working=app.session.is_streaming)
         app.renderer.retry_ended(event.success, event.attempt, event.final_error)
 
@@ -196,7 +201,7 @@ class EventBridge:
         gc.freeze()  # the newly loaded session is long-lived: keep it out of garbage collection (see app.py)
 
     def on_extension_ui_request(self, event: Any) -> None:
-        self.app.extension_ui.show(event)
+        self.extension_ui.show(event)
 
     def on_extension_error(self, event: Any) -> None:
         self.app.renderer.note(f"Extension error ({event.extension_path}, {event.event}): {event.error}", "error")

@@ -7,44 +7,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from textual.content import Content
 from textual.notifications import SeverityLevel
-from textual.widgets import Static
 
 from atomic.core.extensions.ui import UiAnswer, UiAnswerError
+from atomic.tui.host import AppHost
 
 if TYPE_CHECKING:
     from atomic.core.extensions.events import ExtensionUiRequest
-    from atomic.tui.app import AtomicApp
     from atomic.tui.screens.extension_dialogs import ExtensionDialog
 
 _CONTROL = {c: None for c in range(32)} | {127: None}
 
 
-class ExtensionWidgets(Static):
-    """The lines of every extension widget, in the order they were first set, above the editor."""
-
-    DEFAULT_CSS = """
-    ExtensionWidgets { height: auto; padding: 0 1; display: none; }
-    ExtensionWidgets.-active { display: block; }
-    """
-
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__("", id=id)
-        self.widgets: dict[str, list[str]] = {}
-
-    def set_widget(self, key: str, lines: list[str] | None) -> None:
-        if lines is None:
-            self.widgets.pop(key, None)
-        else:
-            self.widgets[key] = list(lines)
-        all_lines = [line for block in self.widgets.values() for line in block]
-        self.update(Content("\n".join(all_lines)))
-        self.set_class(bool(all_lines), "-active")
-
-
 class ExtensionUiPresenter:
-    def __init__(self, app: AtomicApp) -> None:
+    def __init__(self, app: AppHost) -> None:
         self.app = app
         self.host = app.session.extension_ui
         self.dialogs: dict[str, ExtensionDialog[Any]] = {}

@@ -1,4 +1,5 @@
-"""The footer (folder, branch, session name; tokens, cost, context; model) and the working indicator."""
+"""The footer (folder, branch, session name; tokens, cost, context; model), the working indicator, the queue
+panel and the extension widgets above the editor."""
 
 from __future__ import annotations
 
@@ -198,3 +199,25 @@ class QueuePanel(Static):
         lines.append(Content.styled("↳ alt+up to edit all queued messages", "italic"))
         self.update(Content("\n").join(lines))
         self.add_class("-active")
+
+
+class ExtensionWidgets(Static):
+    """The lines of every extension widget, in the order they were first set, above the editor."""
+
+    DEFAULT_CSS = """
+    ExtensionWidgets { height: auto; padding: 0 1; display: none; }
+    ExtensionWidgets.-active { display: block; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("", id=id)
+        self.widgets: dict[str, list[str]] = {}
+
+    def set_widget(self, key: str, lines: list[str] | None) -> None:
+        if lines is None:
+            self.widgets.pop(key, None)
+        else:
+            self.widgets[key] = list(lines)
+        all_lines = [line for block in self.widgets.values() for line in block]
+        self.update(Content("\n".join(all_lines)))
+        self.set_class(bool(all_lines), "-active")

@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
 
 from atomic.core.engine.project_trust import apply_project_trust, skipped_offer
 from atomic.core.project_offer import project_offer
 from atomic.core.trust import ProjectTrust, TrustStore, resolve_trust
+from atomic.tui.host import AppHost
 from atomic.tui.screens.trust_screen import TrustChoice, TrustScreen
 
-if TYPE_CHECKING:
-    from atomic.tui.app import AtomicApp
 
-
-def ask_on_first_run(app: AtomicApp, *, then: Callable[[], Awaitable[None]]) -> bool:
+def ask_on_first_run(app: AppHost, *, then: Callable[[], Awaitable[None]]) -> bool:
     """Show the dialog when `ask` left the folder undecided and it brings something (True if shown);
     `then` (e.g. the initial message) runs once the answer has been applied."""
     session = app.session
@@ -28,7 +25,7 @@ def ask_on_first_run(app: AtomicApp, *, then: Callable[[], Awaitable[None]]) -> 
     return True
 
 
-def open_trust_screen(app: AtomicApp) -> None:
+def open_trust_screen(app: AppHost) -> None:
     """`/trust`: the decision for this folder, what the folder brings, and the choices to change it."""
     session = app.session
     trust = session.project_trust
@@ -46,7 +43,7 @@ def open_trust_screen(app: AtomicApp) -> None:
     app.push_screen(screen, lambda choice: _answer(app, choice))
 
 
-def _answer(app: AtomicApp, choice: TrustChoice | None, then: Callable[[], Awaitable[None]] | None = None) -> None:
+def _answer(app: AppHost, choice: TrustChoice | None, then: Callable[[], Awaitable[None]] | None = None) -> None:
     async def apply_then() -> None:
         if choice is not None:
             await apply_choice(app, choice)
@@ -56,7 +53,7 @@ def _answer(app: AtomicApp, choice: TrustChoice | None, then: Callable[[], Await
     app.run_worker(apply_then(), group="trust", exclusive=True)
 
 
-async def apply_choice(app: AtomicApp, choice: TrustChoice) -> None:
+async def apply_choice(app: AppHost, choice: TrustChoice) -> None:
     """Save the choice (except "once") and load or stop using the project's resources."""
     session = app.session
     current: ProjectTrust = session.project_trust
