@@ -6,7 +6,7 @@ import gc
 import re
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from textual.app import App, ComposeResult
 from textual.binding import BindingType
@@ -33,6 +33,7 @@ from atomic.tui.renderer import ConversationRenderer
 from atomic.tui.theme import DARK, LIGHT, theme_name_for
 
 if TYPE_CHECKING:
+    from atomic.core.engine.session import AgentSession
     from atomic.tui.screens.settings_screen import SettingChanged
 
 DOUBLE_PRESS_S = 1.0
@@ -61,7 +62,7 @@ class AtomicApp(AppHost):
         *,
         clock: Callable[[], float] = time.monotonic,
         cursor_blink: bool = True,
-        session: Any = None,
+        session: AgentSession | None = None,
         initial_message: str | None = None,
         resume: bool = False,
         defer_session_start: bool | None = None,
@@ -80,7 +81,8 @@ class AtomicApp(AppHost):
         self.theme = DARK.name
         self.clock = clock
         self.cursor_blink_enabled = cursor_blink
-        self.session: Any = session
+        # None until start_session creates it (the helpers only run once it exists).
+        self.session = cast("AgentSession", session)
         self.slash = SlashCommands(self)
         self.input_flow = InputFlow(self, self.slash)
         self.files = FileIndex(options.cwd)
@@ -411,7 +413,8 @@ class AtomicApp(AppHost):
             self.notify("Only one model available")
             return
         model = self.session.model
-        self.notify(f"Switched to {model.name or model.id} (thinking: {self.session.thinking_level})")
+        name = (model.name or model.id) if model is not None else "no model"  # a cycle always lands on one
+        self.notify(f"Switched to {name} (thinking: {self.session.thinking_level})")
         self.after_state_change()
 
     def action_cycle_model_back(self) -> None:

@@ -9,11 +9,12 @@ from typing import TYPE_CHECKING, Any
 
 from textual.notifications import SeverityLevel
 
+from atomic.core.events import Event
+from atomic.core.extensions.events import ExtensionUiRequest
 from atomic.core.extensions.ui import UiAnswer, UiAnswerError
 from atomic.tui.host import AppHost
 
 if TYPE_CHECKING:
-    from atomic.core.extensions.events import ExtensionUiRequest
     from atomic.tui.screens.extension_dialogs import ExtensionDialog
 
 _CONTROL = {c: None for c in range(32)} | {127: None}
@@ -27,12 +28,16 @@ class ExtensionUiPresenter:
         self.statuses: dict[str, str] = {}
         self._unsubscribe: list[Callable[[], None]] = [self.host.on_settled(self._settled)]
         # Attaching replays what extensions already set (statuses, widgets, title, early notices).
-        self._unsubscribe.append(self.host.attach(self.show))
+        self._unsubscribe.append(self.host.attach(self._replay))
 
     def close(self) -> None:
         for undo in self._unsubscribe:
             undo()
         self._unsubscribe = []
+
+    def _replay(self, event: Event) -> None:
+        if isinstance(event, ExtensionUiRequest):
+            self.show(event)
 
     def show(self, event: ExtensionUiRequest) -> None:
         method = event.method

@@ -9,7 +9,7 @@ back, and mypy still checks every attribute they use. The attributes are assigne
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual.app import App
 
@@ -21,10 +21,13 @@ from atomic.tui.footer import ExtensionWidgets, QueuePanel, StatusFooter, Workin
 from atomic.tui.keybindings import KeyTable
 from atomic.tui.renderer import ConversationRenderer
 
+if TYPE_CHECKING:
+    from atomic.core.engine.session import AgentSession
+
 
 class AppHost(App[int]):
     # The engine session; None until it has started.
-    session: Any
+    session: AgentSession
     options: SessionOptions
     keys: KeyTable
     clock: Callable[[], float]

@@ -56,7 +56,9 @@ def _answer(app: AppHost, choice: TrustChoice | None, then: Callable[[], Awaitab
 async def apply_choice(app: AppHost, choice: TrustChoice) -> None:
     """Save the choice (except "once") and load or stop using the project's resources."""
     session = app.session
-    current: ProjectTrust = session.project_trust
+    current = session.project_trust
+    if current is None:  # the engine has no project (never the case once /trust could open)
+        return
     folder = session.cwd.resolve()
     store = TrustStore(session.agent_dir)
     try:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual.content import Content
 from textual.widgets.option_list import Option
@@ -11,6 +11,9 @@ from atomic.tui.formatting import first_line
 from atomic.tui.screens._picker import PickerScreen
 from atomic.tui.screens.fuzzy import fuzzy_filter
 
+if TYPE_CHECKING:
+    from atomic.core.engine.session import AgentSession
+
 
 class ForkPickerScreen(PickerScreen[str]):
     TITLE_TEXT = "Fork from a message"
@@ -18,7 +21,7 @@ class ForkPickerScreen(PickerScreen[str]):
     EMPTY_TEXT = "No user messages to fork from"
     HINT = "↑↓ move · enter fork here (the message goes back to the editor) · esc close"
 
-    def __init__(self, session: Any) -> None:
+    def __init__(self, session: AgentSession) -> None:
         super().__init__()
         self.session = session
         self._messages: list[dict[str, str]] = list(session.get_fork_messages())

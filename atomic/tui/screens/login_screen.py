@@ -8,7 +8,7 @@ the key is never echoed in notifications.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from textual import on
 from textual.containers import Vertical
@@ -19,6 +19,9 @@ from textual.widgets.option_list import Option
 from atomic.tui.formatting import tilde
 from atomic.tui.screens._picker import PickerScreen
 from atomic.tui.screens.fuzzy import fuzzy_filter
+
+if TYPE_CHECKING:
+    from atomic.core.engine.session import AgentSession
 
 LOCAL_SERVER_HINT = (
     "Local OpenAI-compatible server (llama.cpp, vLLM, LM Studio, Ollama)? Add it as a provider in "
@@ -34,7 +37,7 @@ class LoginChoice:
     api_key: str | None = None
 
 
-def select_provider_model(session: Any, provider: str) -> Any:
+def select_provider_model(session: AgentSession, provider: str) -> Any:
     """After a login: the provider's default model becomes the current one (and the saved default), unless a
     model of that provider is already in use. None when the provider has no usable model."""
     current = session.model
@@ -49,7 +52,7 @@ def select_provider_model(session: Any, provider: str) -> Any:
     return model
 
 
-def logout_text(session: Any, provider: str) -> str:
+def logout_text(session: AgentSession, provider: str) -> str:
     """What a logout changes for the next message."""
     done = f"Logged out of {provider}: its stored key is removed."
     current = session.model
@@ -91,7 +94,7 @@ class LoginScreen(PickerScreen[LoginChoice]):
     PLACEHOLDER = "Search providers"
     EMPTY_TEXT = "No providers"
 
-    def __init__(self, session: Any, mode: Literal["login", "logout"] = "login") -> None:
+    def __init__(self, session: AgentSession, mode: Literal["login", "logout"] = "login") -> None:
         super().__init__()
         self.session = session
         self.mode = mode

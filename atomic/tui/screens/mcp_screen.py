@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -11,6 +11,9 @@ from textual.widgets import DataTable, Static
 
 from atomic.core.mcp.manager import McpServerState
 from atomic.tui.screens._picker import AtomicModal
+
+if TYPE_CHECKING:
+    from atomic.core.engine.session import AgentSession
 
 STATUS_TEXT = {
     "starting": "starting…",
@@ -58,7 +61,7 @@ class McpScreen(AtomicModal[None]):
         Binding("r", "reconnect", "Reconnect", show=False),
     ]
 
-    def __init__(self, session: Any) -> None:
+    def __init__(self, session: AgentSession) -> None:
         super().__init__()
         self.session = session
         self.states: list[McpServerState] = []

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.binding import Binding, BindingType
 from textual.content import Content
@@ -13,6 +13,9 @@ from atomic.core.model_types import Model
 from atomic.tui.formatting import format_tokens
 from atomic.tui.screens._picker import PickerScreen
 from atomic.tui.screens.fuzzy import fuzzy_filter
+
+if TYPE_CHECKING:
+    from atomic.core.engine.session import AgentSession
 
 _ID_WIDTH_LIMIT = 42
 
@@ -32,7 +35,7 @@ class ModelPickerScreen(PickerScreen[ModelChoice]):
     EMPTY_TEXT = "No matching models"
     BINDINGS: ClassVar[list[BindingType]] = [Binding("tab", "toggle_scope", "All/available", show=False, priority=True)]
 
-    def __init__(self, session: Any, initial_query: str = "", show_all: bool = False) -> None:
+    def __init__(self, session: AgentSession, initial_query: str = "", show_all: bool = False) -> None:
         super().__init__(initial_query)
         self.session = session
         self.show_all = show_all

@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.binding import Binding, BindingType
 from textual.content import Content
@@ -16,6 +16,9 @@ from atomic.core.session.listing import SessionInfo, list_all_sessions, list_ses
 from atomic.tui.formatting import first_line, format_age, format_size, tilde
 from atomic.tui.screens._picker import PickerScreen
 from atomic.tui.screens.fuzzy import fuzzy_filter
+
+if TYPE_CHECKING:
+    from atomic.core.engine.session import AgentSession
 
 _TITLE_WIDTH = 60
 
@@ -35,7 +38,7 @@ class SessionPickerScreen(PickerScreen[SessionChoice]):
     HINT = "↑↓ move · enter open · tab this folder/all · esc close"
     BINDINGS: ClassVar[list[BindingType]] = [Binding("tab", "toggle_scope", "Scope", show=False, priority=True)]
 
-    def __init__(self, session: Any, *, all_folders: bool = False, now: Callable[[], float] = time.time) -> None:
+    def __init__(self, session: AgentSession, *, all_folders: bool = False, now: Callable[[], float] = time.time) -> None:
         super().__init__()
         self.session = session
         self.all_folders = all_folders or session.session_dir is None
@@ -48,7 +51,8 @@ class SessionPickerScreen(PickerScreen[SessionChoice]):
         # Listing reads every file's head: do it once per scope, not on every keystroke.
         cached = self._listing_cache.get(self.all_folders)
         if cached is None:
-            cached = list_all_sessions() if self.all_folders else list_sessions(Path(self.session.session_dir))
+            folder = self.session.session_dir  # None (no session folder) always lists all folders
+            cached = list_sessions(Path(folder)) if folder is not None and not self.all_folders else list_all_sessions()
             self._listing_cache[self.all_folders] = cached
         return cached
 

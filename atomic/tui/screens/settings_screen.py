@@ -9,7 +9,7 @@ Backspace edits the filter, Esc closes (or leaves the edit box).
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events, on
 from textual.app import ComposeResult
@@ -30,6 +30,9 @@ from atomic.tui.screens.settings_items import (
     parse_number,
     stepped,
 )
+
+if TYPE_CHECKING:
+    from atomic.core.engine.session import AgentSession
 
 _LABEL_WIDTH = 28
 
@@ -57,7 +60,7 @@ class SettingsScreen(AtomicModal[str]):
     ]
     HINT = "↑↓ move · enter/space/→ change · ← back · type to search · esc close"
 
-    def __init__(self, session: Any, items: list[SettingItem] | None = None) -> None:
+    def __init__(self, session: AgentSession, items: list[SettingItem] | None = None) -> None:
         super().__init__()
         self.session = session
         self.items = {item.key: item for item in (items or SETTING_ITEMS)}

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual.content import Content
 from textual.widgets.option_list import Option
 
 from atomic.tui.screens._picker import PickerScreen
 from atomic.tui.screens.fuzzy import fuzzy_filter
+
+if TYPE_CHECKING:
+    from atomic.core.engine.session import AgentSession
 
 LEVEL_DESCRIPTIONS: dict[str, str] = {
     "off": "No reasoning",
@@ -26,7 +29,7 @@ class ThinkingPickerScreen(PickerScreen[str]):
     PLACEHOLDER = "Filter levels"
     EMPTY_TEXT = "No matching level"
 
-    def __init__(self, session: Any) -> None:
+    def __init__(self, session: AgentSession) -> None:
         super().__init__()
         self.session = session
 

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -16,6 +16,9 @@ from textual.widgets.option_list import Option
 
 from atomic.tui.screens._picker import AtomicModal
 from atomic.tui.screens.tree_view import FILTER_MODES, TreeRow, build_rows, visible_leaf_row
+
+if TYPE_CHECKING:
+    from atomic.core.engine.session import AgentSession
 
 _KIND_STYLES = {
     "user": "bold",
@@ -44,7 +47,7 @@ class TreeScreen(AtomicModal[TreeChoice]):
     ]
     HINT = "↑↓ move · enter continue from here · l label · f filter · esc close"
 
-    def __init__(self, session: Any, filter_mode: str = "default") -> None:
+    def __init__(self, session: AgentSession, filter_mode: str = "default") -> None:
         super().__init__()
         self.session = session
         self.filter_mode = filter_mode
