@@ -1,4 +1,4 @@
-"""AtomicApp: the interactive terminal UI, a thin Textual frontend over an in-process AgentSession."""
+"""AtomicApp: the interactive terminal UI, a thin Textual frontend over an in-process engine (the `Engine` contract)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import gc
 import re
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from typing import TYPE_CHECKING, ClassVar, cast
 
 from textual.app import App, ComposeResult
 from textual.binding import BindingType
@@ -33,7 +33,7 @@ from atomic.tui.renderer import ConversationRenderer
 from atomic.tui.theme import DARK, LIGHT, theme_name_for
 
 if TYPE_CHECKING:
-    from atomic.core.engine.session import AgentSession
+    from atomic.core.contract import Engine
     from atomic.tui.screens.settings_screen import SettingChanged
 
 DOUBLE_PRESS_S = 1.0
@@ -62,7 +62,7 @@ class AtomicApp(AppHost):
         *,
         clock: Callable[[], float] = time.monotonic,
         cursor_blink: bool = True,
-        session: AgentSession | None = None,
+        session: Engine | None = None,
         initial_message: str | None = None,
         resume: bool = False,
         defer_session_start: bool | None = None,
@@ -82,7 +82,7 @@ class AtomicApp(AppHost):
         self.clock = clock
         self.cursor_blink_enabled = cursor_blink
         # None until start_session creates it (the helpers only run once it exists).
-        self.session = cast("AgentSession", session)
+        self.session = cast("Engine", session)
         self.slash = SlashCommands(self)
         self.input_flow = InputFlow(self, self.slash)
         self.files = FileIndex(options.cwd)
@@ -150,10 +150,10 @@ class AtomicApp(AppHost):
     async def start_session(self) -> None:
         """Create the engine session (unless one was given) and show it."""
         if self.session is None:
-            from atomic.core.engine.factory import StartupError, create_session
+            from atomic.core.contract import StartupError, open_engine
 
             try:
-                self.session = await create_session(self.options)
+                self.session = await open_engine(self.options)
             except StartupError as exc:
                 self.startup_error = str(exc)
                 self.exit(return_code=1, message=str(exc))
@@ -164,13 +164,12 @@ class AtomicApp(AppHost):
         self.extension_ui = ExtensionUiPresenter(self)
         self.bridge = EventBridge(self, self.input_flow, self.extension_ui)
         self._unsubscribe = self.session.subscribe(self.bridge.handle)
-        self.session.permissions.approver = TuiApprover(self)
+        self.session.set_approver(TuiApprover(self))
         self.git_branch = read_git_branch(self.session.cwd)
         self.apply_settings()
         self.show_startup()
-        if self.session.mcp is not None:
-            # MCP notices (a server failed to start, project servers skipped) as toasts; never on stderr.
-            self.session.mcp.set_notice_sink(lambda line: self.notify(line, severity="warning", timeout=8))
+        # MCP notices (a server failed to start, project servers skipped) as toasts; never on stderr.
+        self.session.set_mcp_notice_sink(lambda line: self.notify(line, severity="warning", timeout=8))
         self.renderer.render_history(self.session.messages())
         self.load_prompt_history()
         self.after_state_change()
@@ -216,12 +215,11 @@ class AtomicApp(AppHost):
         session = self.session
         if session is None:
             return
-        self.footer.set_location(session.cwd, self.git_branch, session.store.name())
+        self.footer.set_location(session.cwd, self.git_branch, session.session_name)
         self.refresh_model()
         self.footer.set_stats(session.session_stats())
-        self.queue_panel.set_queue(
-            session.steering.texts(), [*session.follow_ups.texts(), *self.input_flow.after_compaction]
-        )
+        queue = session.queue()
+        self.queue_panel.set_queue(list(queue.steering), [*queue.follow_up, *self.input_flow.after_compaction])
         self.apply_settings()
 
     def refresh_model(self) -> None:
@@ -243,41 +241,24 @@ class AtomicApp(AppHost):
         lines: list[str] = []
         if not session.settings.quiet_startup:
             lines.append("atomic · esc interrupt · ctrl+c clear · ctrl+d quit · / commands · ! bash · ctrl+l model · f1 palette")
-            context = [tilde(getattr(f, "path", f)) for f in session.context_files or []]
+            context = [tilde(path) for path in session.context_file_paths()]
             if context:
                 lines.append("[Context] " + ", ".join(context))
-            resources = session.resources.commands() if session.resources is not None else []
-            prompts = [f"/{c['name']}" for c in resources if c.get("source") == "prompt"]
-            skills = [f"/{c['name']}" for c in resources if c.get("source") == "skill"]
-            if prompts:
-                lines.append("[Prompts] " + ", ".join(prompts))
-            if skills:
-                lines.append("[Skills] " + ", ".join(skills))
-            extensions = self.extension_commands()
-            if extensions:
-                lines.append("[Extensions] " + ", ".join(f"/{c['name']}" for c in extensions))
+            commands = session.commands()
+            for title, source in (("Prompts", "prompt"), ("Skills", "skill"), ("Extensions", "extension")):
+                names = [f"/{c.name}" for c in commands if c.source == source]
+                if names:
+                    lines.append(f"[{title}] " + ", ".join(names))
         if lines:
             self.conversation.add(StartupHeader("\n".join(lines)))
         for warning in [*session.startup_warnings, *self.key_warnings]:
             self.renderer.note(warning, "warning")
         if session.model is None:
-            from atomic.core.models import no_model_message
-
-            guide = no_model_message(session.registry).replace(str(self.agent_dir), tilde(self.agent_dir))
+            guide = session.no_model_guide().replace(str(self.agent_dir), tilde(self.agent_dir))
             self.renderer.note("Welcome to Atomic.\n\n" + guide, "guide")
 
-    def extension_commands(self) -> list[dict[str, Any]]:
-        extensions = getattr(self.session, "extensions", None)
-        getter = getattr(extensions, "commands", None)
-        if not callable(getter):
-            return []
-        try:
-            return [c for c in getter() if isinstance(c, dict) and c.get("name")]
-        except Exception:
-            return []
-
     def _extension_command_names(self) -> set[str]:
-        return {str(c["name"]) for c in self.extension_commands()}
+        return {c.name for c in self.session.commands() if c.source == "extension"}
 
     def show_error(self, text: str) -> None:
         self.renderer.note(text, "error")
@@ -304,21 +285,21 @@ class AtomicApp(AppHost):
             self.completion.close()
             return
         if context.kind == "args":
-            extensions = getattr(self.session, "extensions", None)
-            complete = getattr(extensions, "complete_command", None)
             try:
-                values = complete(context.command, context.query) if callable(complete) else []
-            except Exception:
+                values = self.session.complete_command_argument(context.command, context.query)
+            except Exception:  # an extension's completer failing must not break typing
                 values = []
             items = [CompletionItem(str(v), str(v)) for v in values[:MAX_ITEMS]]
             self.completion.open_with(items, context)
             return
         if context.kind == "slash":
             items = [CompletionItem(f"/{c.name} ", f"/{c.name}", c.description) for c in COMMANDS]
-            resources = self.session.resources.commands() if self.session.resources is not None else []
-            for command in [*resources, *self.extension_commands()]:
-                name = command["name"]
-                items.append(CompletionItem(f"/{name} ", f"/{name}", command.get("description") or ""))
+            commands = self.session.commands()
+            # Templates and skills, then extension commands.
+            ordered = [c for c in commands if c.source != "extension"] + [c for c in commands if c.source == "extension"]
+            for command in ordered:
+                name = command.name
+                items.append(CompletionItem(f"/{name} ", f"/{name}", command.description or ""))
             ranked = rank(items, "/" + context.query) if context.query else items[:MAX_ITEMS]
             self.completion.open_with(ranked, context)
         else:
@@ -460,7 +441,7 @@ class AtomicApp(AppHost):
         """F2: the next permission mode (ask → accept-edits → yolo), saved like /permissions."""
         if self.session is None:
             return
-        mode = next_mode(self.session.permissions.mode)
+        mode = next_mode(self.session.permission_mode)
         self.session.set_permission_mode(mode, persist=True)
         self.notify(f"Permission mode: {mode}")
 
@@ -484,7 +465,7 @@ class AtomicApp(AppHost):
 
     def action_dequeue(self) -> None:
         cleared = self.session.clear_queue()
-        texts = [*cleared["steering"], *cleared["followUp"], *self.input_flow.after_compaction]
+        texts = [*cleared.steering, *cleared.follow_up, *self.input_flow.after_compaction]
         self.input_flow.after_compaction = []
         if not texts:
             self.notify("No queued messages to restore")

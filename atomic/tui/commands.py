@@ -18,6 +18,7 @@ from textual.screen import Screen
 from atomic.tui.host import AppHost
 
 if TYPE_CHECKING:
+    from atomic.core.contract import SessionStats
     from atomic.tui.screens.login_screen import LoginChoice
     from atomic.tui.screens.model_picker import ModelChoice
     from atomic.tui.screens.session_picker import SessionChoice
@@ -26,30 +27,30 @@ if TYPE_CHECKING:
 R = TypeVar("R")
 
 
-def session_info_text(stats: dict[str, Any], name: str | None) -> str:
-    tokens = stats.get("tokens") or {}
+def session_info_text(stats: SessionStats, name: str | None) -> str:
+    tokens = stats.tokens
     lines = ["Session Info", ""]
     if name:
         lines.append(f"Name: {name}")
     lines += [
-        f"File: {stats.get('sessionFile') or 'In-memory'}",
-        f"ID: {stats.get('sessionId')}",
+        f"File: {stats.session_file or 'In-memory'}",
+        f"ID: {stats.session_id}",
         "",
         "Messages",
-        f"  User: {stats.get('userMessages', 0)}",
-        f"  Assistant: {stats.get('assistantMessages', 0)}",
-        f"  Tool Calls: {stats.get('toolCalls', 0)}",
-        f"  Tool Results: {stats.get('toolResults', 0)}",
-        f"  Total: {stats.get('totalMessages', 0)}",
+        f"  User: {stats.user_messages}",
+        f"  Assistant: {stats.assistant_messages}",
+        f"  Tool Calls: {stats.tool_calls}",
+        f"  Tool Results: {stats.tool_results}",
+        f"  Total: {stats.total_messages}",
         "",
         "Tokens",
-        f"  Input: {tokens.get('input', 0):,}",
-        f"  Output: {tokens.get('output', 0):,}",
-        f"  Cache Read: {tokens.get('cacheRead', 0):,}",
-        f"  Cache Write: {tokens.get('cacheWrite', 0):,}",
-        f"  Total: {tokens.get('total', 0):,}",
+        f"  Input: {tokens.input:,}",
+        f"  Output: {tokens.output:,}",
+        f"  Cache Read: {tokens.cache_read:,}",
+        f"  Cache Write: {tokens.cache_write:,}",
+        f"  Total: {tokens.total:,}",
         "",
-        f"Cost: ${float(stats.get('cost', 0.0)):.4f}",
+        f"Cost: ${stats.cost:.4f}",
     ]
     return "\n".join(lines)
 
@@ -148,7 +149,7 @@ class SlashCommands:
 
     async def _thinking_chosen(self, level: str) -> None:
         result = self.app.session.set_thinking_level(level, persist=True)
-        self.app.notify(f"Thinking level: {result['level']}")
+        self.app.notify(f"Thinking level: {result.level}")
 
     async def _settings(self, _args: str) -> None:
         from atomic.tui.screens.settings_screen import SettingsScreen
@@ -181,11 +182,11 @@ class SlashCommands:
         self._push("fork", lambda: ForkPickerScreen(self.app.session), self._fork_chosen)
 
     async def _fork_chosen(self, entry_id: str) -> None:
-        text, cancelled = await self.app.session.fork(entry_id)
-        if cancelled:
+        result = await self.app.session.fork(entry_id)
+        if result.cancelled:
             self.app.notify("Fork cancelled by an extension")
         else:
-            self.app.restore_to_editor([text])
+            self.app.restore_to_editor([result.text])
 
     async def _login(self, _args: str) -> None:
         from atomic.tui.screens.login_screen import LoginScreen
@@ -232,7 +233,7 @@ class SlashCommands:
         session = self.app.session
         if not args:
             self.app.notify(
-                f"Permission mode: {session.permissions.mode}. /permissions ask|accept-edits|yolo changes it; "
+                f"Permission mode: {session.permission_mode}. /permissions ask|accept-edits|yolo changes it; "
                 "f2 cycles."
             )
             return
@@ -241,7 +242,7 @@ class SlashCommands:
         except ValueError as exc:
             self.app.notify(str(exc), severity="error")
             return
-        self.app.notify(f"Permission mode: {session.permissions.mode}")
+        self.app.notify(f"Permission mode: {session.permission_mode}")
 
     async def _trust(self, _args: str) -> None:
         from atomic.tui.trust_flow import open_trust_screen
@@ -265,7 +266,7 @@ class SlashCommands:
         session = self.app.session
         assert session is not None
         if not args:
-            current = session.store.name()
+            current = session.session_name
             if current:
                 self.app.notify(f"Session name: {current}")
             else:
@@ -277,7 +278,7 @@ class SlashCommands:
     async def _session(self, _args: str) -> None:
         session = self.app.session
         assert session is not None
-        self.app.renderer.note(session_info_text(session.session_stats(), session.store.name()))
+        self.app.renderer.note(session_info_text(session.session_stats(), session.session_name))
 
     async def _clone(self, _args: str) -> None:
         session = self.app.session

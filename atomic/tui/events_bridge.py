@@ -136,8 +136,8 @@ class EventBridge:
         app = self.app
         label = "Context overflow detected. Auto-compacting…" if event.reason == "overflow" else "Compacting context…"
         app.working.show_status(label, "esc to cancel")
-        usage = app.session.context_usage() or {}
-        text = compaction_start_text(event.reason, usage.get("tokens"), len(app.session.context_items))
+        usage = app.session.context_usage()
+        text = compaction_start_text(event.reason, usage.tokens if usage else None, app.session.message_count())
         self.compaction_note = app.renderer.note(text)
 
     def on_summarization_retry_scheduled(self, event: ev.SummarizationRetryScheduled) -> None:
@@ -188,7 +188,7 @@ class EventBridge:
 
     def on_session_info_changed(self, _event: ev.SessionInfoChanged) -> None:
         app = self.app
-        app.footer.set_location(app.session.cwd, app.git_branch, app.session.store.name())
+        app.footer.set_location(app.session.cwd, app.git_branch, app.session.session_name)
 
     def on_session_changed(self, _event: ev.SessionChanged) -> None:
         """New, resume, fork, clone, tree: the whole view is rebuilt from the session."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual.content import Content
 from textual.timer import Timer
@@ -13,18 +13,21 @@ from textual.widgets import Static
 
 from atomic.tui.formatting import flat_line, format_elapsed, format_tokens, tilde
 
+if TYPE_CHECKING:
+    from atomic.core.contract import SessionStats
 
-def usage_line(stats: dict[str, Any]) -> Content:
-    tokens = stats.get("tokens") or {}
+
+def usage_line(stats: SessionStats) -> Content:
+    tokens = stats.tokens
     parts: list[Content | tuple[str, str] | str] = [
-        f"↑{format_tokens(int(tokens.get('input', 0)))} ↓{format_tokens(int(tokens.get('output', 0)))} "
-        f"R{format_tokens(int(tokens.get('cacheRead', 0)))} W{format_tokens(int(tokens.get('cacheWrite', 0)))} "
-        f"${float(stats.get('cost', 0.0)):.3f}"
+        f"↑{format_tokens(tokens.input)} ↓{format_tokens(tokens.output)} "
+        f"R{format_tokens(tokens.cache_read)} W{format_tokens(tokens.cache_write)} "
+        f"${stats.cost:.3f}"
     ]
-    usage = stats.get("contextUsage")
+    usage = stats.context_usage
     if usage:
-        window = format_tokens(int(usage.get("contextWindow") or 0))
-        percent = usage.get("percent")
+        window = format_tokens(usage.context_window or 0)
+        percent = usage.percent
         if percent is None:
             parts.append(f" ?/{window}")
         else:
@@ -44,7 +47,7 @@ class StatusFooter(Static):
         self.cwd_text = ""
         self.branch: str | None = None
         self.session_name: str | None = None
-        self.stats: dict[str, Any] = {}
+        self.stats: SessionStats | None = None
         self.model_text = ""
         self.extension_statuses: dict[str, str] = {}
 
@@ -58,7 +61,7 @@ class StatusFooter(Static):
         self.session_name = session_name
         self._render_footer()
 
-    def set_stats(self, stats: dict[str, Any]) -> None:
+    def set_stats(self, stats: SessionStats) -> None:
         self.stats = stats
         self._render_footer()
 
@@ -89,7 +92,7 @@ class StatusFooter(Static):
         location = self.cwd_text + (f" ({self.branch})" if self.branch else "")
         if self.session_name:
             location += f" • {self.session_name}"
-        left = usage_line(self.stats) if self.stats else Content("")
+        left = usage_line(self.stats) if self.stats is not None else Content("")
         width = max(self.size.width - 2, 20) if self.size.width else 78
         gap = width - left.cell_length - len(self.model_text)
         if gap >= 2:

@@ -22,12 +22,12 @@ from atomic.tui.keybindings import KeyTable
 from atomic.tui.renderer import ConversationRenderer
 
 if TYPE_CHECKING:
-    from atomic.core.engine.session import AgentSession
+    from atomic.core.contract import Engine
 
 
 class AppHost(App[int]):
     # The engine session; None until it has started.
-    session: AgentSession
+    session: Engine
     options: SessionOptions
     keys: KeyTable
     clock: Callable[[], float]

@@ -155,13 +155,13 @@ class InputFlow:
         if self.retrying:
             session.abort_retry()
             return
-        queued = len(session.steering) + len(session.follow_ups)
+        queued = len(session.queue())
         if session.is_streaming or queued:
             cleared = session.clear_queue()
             # Sent but not handed to the engine yet: as good as queued.
             unsent = [text for text, _ in self.pending]
             self.pending.clear()
-            restored = [*cleared["steering"], *cleared["followUp"], *unsent]
+            restored = [*cleared.steering, *cleared.follow_up, *unsent]
             if restored:
                 app.restore_to_editor(restored)
             try:

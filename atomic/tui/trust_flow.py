@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-from atomic.core.engine.project_trust import apply_project_trust, skipped_offer
-from atomic.core.project_offer import project_offer
-from atomic.core.trust import ProjectTrust, TrustStore, resolve_trust
 from atomic.tui.host import AppHost
 from atomic.tui.screens.trust_screen import TrustChoice, TrustScreen
 
@@ -18,7 +15,7 @@ def ask_on_first_run(app: AppHost, *, then: Callable[[], Awaitable[None]]) -> bo
     trust = session.project_trust
     if trust is None or not trust.undecided:
         return False
-    offer = skipped_offer(session)
+    offer = session.skipped_project_resources()
     if offer.empty:
         return False
     app.push_screen(TrustScreen(trust, offer, first_run=True), lambda choice: _answer(app, choice, then))
@@ -32,13 +29,8 @@ def open_trust_screen(app: AppHost) -> None:
     if trust is None:
         app.notify("/trust is not available yet", severity="warning")
         return
-    store = TrustStore(session.agent_dir)
-    saved = store.lookup(session.cwd)
     screen = TrustScreen(
-        trust,
-        project_offer(session.cwd, session.agent_dir),
-        first_run=False,
-        can_forget=saved is not None and saved[0] == session.cwd.resolve(),
+        trust, session.project_resources(), first_run=False, can_forget=session.trust_saved_here()
     )
     app.push_screen(screen, lambda choice: _answer(app, choice))
 
@@ -57,32 +49,15 @@ async def apply_choice(app: AppHost, choice: TrustChoice) -> None:
     """Save the choice (except "once") and load or stop using the project's resources."""
     session = app.session
     current = session.project_trust
-    if current is None:  # the engine has no project (never the case once /trust could open)
-        return
-    folder = session.cwd.resolve()
-    store = TrustStore(session.agent_dir)
+    was_trusted = current is not None and current.trusted
     try:
-        if choice in ("trust", "deny"):
-            store.save(folder, choice == "trust")
-        elif choice == "forget":
-            store.forget(folder)
-    except (OSError, ValueError) as exc:
+        new = await session.decide_project_trust(choice)
+    except (OSError, ValueError) as exc:  # trust.json could not be written: nothing changed
         app.notify(f"Could not save the trust decision: {exc}", severity="error")
         return
-    if choice == "once":
-        new = current.trusted_once()
-    elif choice == "forget":
-        setting = session.settings_manager.global_raw().get("defaultProjectTrust")
-        new = resolve_trust(folder, session.agent_dir, setting=setting if isinstance(setting, str) else None)
-    else:
-        new = ProjectTrust(folder, choice == "trust", "saved", decided_by=folder)
-    was_trusted = current.trusted
-    await apply_project_trust(session, app.options, new)
-    if session.mcp is not None:
-        session.mcp.set_notice_sink(lambda line: app.notify(line, severity="warning", timeout=8))
     app.apply_settings()
     app.after_state_change()
     message = f"Project trust: {new.describe()}"
-    if was_trusted and not new.trusted and session.extensions is not None and session.extensions.extensions:
+    if was_trusted and not new.trusted and session.loaded_extensions():
         message += ". Extensions already loaded stay until Atomic restarts"
     app.notify(message)

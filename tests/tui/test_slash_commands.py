@@ -14,7 +14,7 @@ from atomic.tui import screens
 from atomic.tui.app import AtomicApp
 from atomic.tui.commands import BY_NAME, COMMANDS, SlashCommandProvider
 from atomic.tui.conversation import NoteMessage
-from tests.tui.helpers import make_app, type_text, wait_for
+from tests.tui.helpers import behind, make_app, type_text, wait_for
 from tests.tui_screens.host import write_local_models
 
 
@@ -106,14 +106,14 @@ async def test_fork_choice_forks_and_puts_the_text_in_the_editor(tmp_path: Path)
     app = make_app(tmp_path / "p", [{"text": "a"}, {"text": "b"}])
     async with app.run_test(size=(100, 30)) as pilot:
         await say(pilot, "first question", "second question")
-        old_path = app.session.store.path
+        old_path = app.session.session_file
         screen = await open_screen(pilot, "/fork", "ForkPickerScreen")
         await pilot.press(*"first", "enter")
         await closed(pilot, screen)
         await wait_for(lambda: app.editor.text == "first question", pilot)
-        assert app.session.store.path != old_path
+        assert app.session.session_file != old_path
         # The new session stops just before the chosen message: nothing from the conversation is left.
-        assert app.session.get_fork_messages() == []
+        assert app.session.fork_messages() == []
 
 
 async def test_tree_choice_moves_the_leaf_and_returns_the_user_text(tmp_path: Path) -> None:
@@ -123,29 +123,29 @@ async def test_tree_choice_moves_the_leaf_and_returns_the_user_text(tmp_path: Pa
         screen = await open_screen(pilot, "/tree", "TreeScreen")
         rows = screen.rows  # type: ignore[attr-defined]
         first_user = next(r for r in rows if r.text == "user: one")
-        user_entry = app.session.store.by_id[first_user.entry_id]
+        user_entry = behind(app).store.by_id[first_user.entry_id]
         await pilot.pause()
         screen.query_one("#tree-list").highlighted = rows.index(first_user)  # type: ignore[attr-defined]
         await pilot.press("enter")
         await closed(pilot, screen)
         await wait_for(lambda: app.editor.text == "one", pilot)
         # Continuing from a user message puts the leaf on its parent, so resending makes a branch.
-        assert app.session.store.leaf_id == user_entry.parent_id
+        assert app.session.tree().leaf_id == user_entry.parent_id
 
 
 async def test_resume_choice_switches_the_session(tmp_path: Path) -> None:
     app = make_app(tmp_path / "p", [{"text": "a"}, {"text": "b"}])
     async with app.run_test(size=(110, 30)) as pilot:
         await say(pilot, "hello from the older session")
-        older = app.session.store.path
+        older = app.session.session_file
         await run_command(pilot, "/new")
-        await wait_for(lambda: app.session.store.path != older, pilot)
+        await wait_for(lambda: app.session.session_file != older, pilot)
         await say(pilot, "the newer session")
         screen = await open_screen(pilot, "/resume", "SessionPickerScreen")
         await pilot.press(*"older", "enter")
         await closed(pilot, screen)
-        await wait_for(lambda: app.session.store.path == older, pilot)
-        assert app.session.get_fork_messages()[0]["text"] == "hello from the older session"
+        await wait_for(lambda: app.session.session_file == older, pilot)
+        assert app.session.fork_messages()[0].text == "hello from the older session"
 
 
 async def test_login_choice_stores_the_key_privately(tmp_path: Path, agent_dir: Path) -> None:

@@ -85,14 +85,14 @@ async def test_fork_picker_returns_the_entry_id(tmp_path: Path) -> None:
     app = HostApp(tmp_path, ForkPickerScreen, prepare=converse)
     async with app.run_test(size=(100, 24)) as pilot:
         screen = await wait_for_modal(pilot)
-        old_path = app.session.store.path
-        first = app.session.get_fork_messages()[0]
-        assert first["text"] == "first question"
+        old_path = app.session.session_file
+        first = app.session.fork_messages()[0]
+        assert first.text == "first question"
         assert len(option_ids(screen)) == 2
         await pilot.press(*"first", "enter")
         await pilot.pause()
-        assert app.results == [first["entryId"]]
-        assert app.session.store.path == old_path
+        assert app.results == [first.entry_id]
+        assert app.session.session_file == old_path
 
 
 async def test_hotkeys_screen_lists_the_bindings(tmp_path: Path) -> None:

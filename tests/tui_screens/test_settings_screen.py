@@ -43,8 +43,8 @@ async def test_queue_modes_cycle_and_reach_the_queues(tmp_path: Path) -> None:
         await pilot.press("right")
         await highlight(pilot, screen, "followUpMode")
         await pilot.press("left")
-    assert app.session.steering.mode == "all"
-    assert app.session.follow_ups.mode == "all"
+    assert app.session.steering_mode == "all"
+    assert app.session.follow_up_mode == "all"
     settings = read_settings()
     assert (settings["steeringMode"], settings["followUpMode"]) == ("all", "all")
     assert app.session.settings.steering_mode == "all"

@@ -12,7 +12,7 @@ from atomic.tui.screens._picker import PickerScreen
 from atomic.tui.screens.fuzzy import fuzzy_filter
 
 if TYPE_CHECKING:
-    from atomic.core.engine.session import AgentSession
+    from atomic.core.contract import Engine, ForkMessage
 
 
 class ForkPickerScreen(PickerScreen[str]):
@@ -21,27 +21,27 @@ class ForkPickerScreen(PickerScreen[str]):
     EMPTY_TEXT = "No user messages to fork from"
     HINT = "↑↓ move · enter fork here (the message goes back to the editor) · esc close"
 
-    def __init__(self, session: AgentSession) -> None:
+    def __init__(self, session: Engine) -> None:
         super().__init__()
         self.session = session
-        self._messages: list[dict[str, str]] = list(session.get_fork_messages())
-        self._text_by_id = {m["entryId"]: m["text"] for m in self._messages}
+        self._messages: list[ForkMessage] = session.fork_messages()
+        self._text_by_id = {m.entry_id: m.text for m in self._messages}
 
     def build_options(self, query: str) -> list[Option]:
         numbered = list(enumerate(self._messages, start=1))
-        items = [(m["text"], (n, m)) for n, m in numbered]
-        matches: list[tuple[int, dict[str, str]]] = fuzzy_filter(query, items)
+        items = [(m.text, (n, m)) for n, m in numbered]
+        matches = fuzzy_filter(query, items)
         return [
             Option(
-                Content.assemble((f"{n:>3}. ", "$foreground-muted"), first_line(m["text"], 100)),
-                id=m["entryId"],
+                Content.assemble((f"{n:>3}. ", "$foreground-muted"), first_line(m.text, 100)),
+                id=m.entry_id,
             )
             for n, m in matches
         ]
 
     def preferred_option_id(self) -> str | None:
         # The latest message is the usual choice: "redo my last request differently".
-        return self._messages[-1]["entryId"] if self._messages else None
+        return self._messages[-1].entry_id if self._messages else None
 
     def detail_text(self, option_id: str | None) -> str | Content:
         text = self._text_by_id.get(option_id or "", "")

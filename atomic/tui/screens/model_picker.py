@@ -15,7 +15,7 @@ from atomic.tui.screens._picker import PickerScreen
 from atomic.tui.screens.fuzzy import fuzzy_filter
 
 if TYPE_CHECKING:
-    from atomic.core.engine.session import AgentSession
+    from atomic.core.contract import Engine
 
 _ID_WIDTH_LIMIT = 42
 
@@ -35,7 +35,7 @@ class ModelPickerScreen(PickerScreen[ModelChoice]):
     EMPTY_TEXT = "No matching models"
     BINDINGS: ClassVar[list[BindingType]] = [Binding("tab", "toggle_scope", "All/available", show=False, priority=True)]
 
-    def __init__(self, session: AgentSession, initial_query: str = "", show_all: bool = False) -> None:
+    def __init__(self, session: Engine, initial_query: str = "", show_all: bool = False) -> None:
         super().__init__(initial_query)
         self.session = session
         self.show_all = show_all
@@ -61,7 +61,7 @@ class ModelPickerScreen(PickerScreen[ModelChoice]):
                 seen.add(model.key)
                 unique.append(model)
         current = self._current_key()
-        provider_rank = {p: i for i, p in enumerate(self.session.registry.providers())}
+        provider_rank = {p.provider: i for i, p in enumerate(self.session.providers())}
         unique.sort(
             key=lambda m: (
                 m.key != current,

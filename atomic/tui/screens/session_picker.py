@@ -5,20 +5,18 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.widgets.option_list import Option
 
-from atomic.core.session.listing import SessionInfo, list_all_sessions, list_sessions
 from atomic.tui.formatting import first_line, format_age, format_size, tilde
 from atomic.tui.screens._picker import PickerScreen
 from atomic.tui.screens.fuzzy import fuzzy_filter
 
 if TYPE_CHECKING:
-    from atomic.core.engine.session import AgentSession
+    from atomic.core.contract import Engine, SessionSummary
 
 _TITLE_WIDTH = 60
 
@@ -38,38 +36,37 @@ class SessionPickerScreen(PickerScreen[SessionChoice]):
     HINT = "↑↓ move · enter open · tab this folder/all · esc close"
     BINDINGS: ClassVar[list[BindingType]] = [Binding("tab", "toggle_scope", "Scope", show=False, priority=True)]
 
-    def __init__(self, session: AgentSession, *, all_folders: bool = False, now: Callable[[], float] = time.time) -> None:
+    def __init__(self, session: Engine, *, all_folders: bool = False, now: Callable[[], float] = time.time) -> None:
         super().__init__()
         self.session = session
         self.all_folders = all_folders or session.session_dir is None
         # Injected so snapshots show the same "2h ago" every run.
         self._now = now
-        self._infos: dict[str, SessionInfo] = {}
-        self._listing_cache: dict[bool, list[SessionInfo]] = {}
+        self._infos: dict[str, SessionSummary] = {}
+        self._listing_cache: dict[bool, list[SessionSummary]] = {}
 
-    def _load(self) -> list[SessionInfo]:
+    def _load(self) -> list[SessionSummary]:
         # Listing reads every file's head: do it once per scope, not on every keystroke.
         cached = self._listing_cache.get(self.all_folders)
         if cached is None:
-            folder = self.session.session_dir  # None (no session folder) always lists all folders
-            cached = list_sessions(Path(folder)) if folder is not None and not self.all_folders else list_all_sessions()
+            cached = self.session.list_sessions(all_folders=self.all_folders)
             self._listing_cache[self.all_folders] = cached
         return cached
 
     def _current_path(self) -> str | None:
-        path = self.session.store.path
+        path = self.session.session_file
         return str(path) if path is not None else None
 
     def build_options(self, query: str) -> list[Option]:
         infos = self._load()
         self._infos = {str(i.path): i for i in infos}
         items = [(f"{i.name or ''} {i.first_message} {i.id} {i.cwd if self.all_folders else ''}", i) for i in infos]
-        matches: list[SessionInfo] = fuzzy_filter(query, items)
+        matches: list[SessionSummary] = fuzzy_filter(query, items)
         now = self._now()
         current = self._current_path()
         return [self._row(info, now, str(info.path) == current) for info in matches]
 
-    def _row(self, info: SessionInfo, now: float, current: bool) -> Option:
+    def _row(self, info: SessionSummary, now: float, current: bool) -> Option:
         title = info.name or info.first_message or "(no messages)"
         title = first_line(title, _TITLE_WIDTH).ljust(_TITLE_WIDTH)
         title_style = "bold" if info.name else ("$foreground-muted" if not info.first_message else "")

@@ -32,7 +32,7 @@ from atomic.tui.screens.settings_items import (
 )
 
 if TYPE_CHECKING:
-    from atomic.core.engine.session import AgentSession
+    from atomic.core.contract import Engine
 
 _LABEL_WIDTH = 28
 
@@ -60,7 +60,7 @@ class SettingsScreen(AtomicModal[str]):
     ]
     HINT = "↑↓ move · enter/space/→ change · ← back · type to search · esc close"
 
-    def __init__(self, session: AgentSession, items: list[SettingItem] | None = None) -> None:
+    def __init__(self, session: Engine, items: list[SettingItem] | None = None) -> None:
         super().__init__()
         self.session = session
         self.items = {item.key: item for item in (items or SETTING_ITEMS)}
@@ -240,7 +240,7 @@ class SettingsScreen(AtomicModal[str]):
             if item.kind in ("int", "float") and value is not None:
                 value = check_range(item, value)
             if item.save:
-                self.session.settings_manager.update({item.key: value})
+                self.session.save_settings({item.key: value})
             if item.apply is not None:
                 item.apply(self.session, value)
         except Exception as exc:  # a broken settings.json or an engine refusal is shown, not raised

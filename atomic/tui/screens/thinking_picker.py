@@ -11,7 +11,7 @@ from atomic.tui.screens._picker import PickerScreen
 from atomic.tui.screens.fuzzy import fuzzy_filter
 
 if TYPE_CHECKING:
-    from atomic.core.engine.session import AgentSession
+    from atomic.core.contract import Engine
 
 LEVEL_DESCRIPTIONS: dict[str, str] = {
     "off": "No reasoning",
@@ -29,7 +29,7 @@ class ThinkingPickerScreen(PickerScreen[str]):
     PLACEHOLDER = "Filter levels"
     EMPTY_TEXT = "No matching level"
 
-    def __init__(self, session: AgentSession) -> None:
+    def __init__(self, session: Engine) -> None:
         super().__init__()
         self.session = session
 

@@ -18,7 +18,7 @@ from atomic.tui.screens._picker import AtomicModal
 from atomic.tui.screens.tree_view import FILTER_MODES, TreeRow, build_rows, visible_leaf_row
 
 if TYPE_CHECKING:
-    from atomic.core.engine.session import AgentSession
+    from atomic.core.contract import Engine
 
 _KIND_STYLES = {
     "user": "bold",
@@ -47,7 +47,7 @@ class TreeScreen(AtomicModal[TreeChoice]):
     ]
     HINT = "↑↓ move · enter continue from here · l label · f filter · esc close"
 
-    def __init__(self, session: AgentSession, filter_mode: str = "default") -> None:
+    def __init__(self, session: Engine, filter_mode: str = "default") -> None:
         super().__init__()
         self.session = session
         self.filter_mode = filter_mode
@@ -82,13 +82,12 @@ class TreeScreen(AtomicModal[TreeChoice]):
         return Content.assemble(*parts)
 
     def rebuild(self, keep: str | None = None) -> None:
-        tree = self.session.get_tree()
-        self.rows = build_rows(tree, self.filter_mode)
+        self.rows = build_rows(self.session.tree(), self.filter_mode)
         option_list = self.query_one("#tree-list", OptionList)
         option_list.set_options([Option(self._prompt(row), id=row.entry_id) for row in self.rows])
         if self.rows:
             index = next((i for i, r in enumerate(self.rows) if r.entry_id == keep), None)
-            option_list.highlighted = index if index is not None else visible_leaf_row(self.rows, tree)
+            option_list.highlighted = index if index is not None else visible_leaf_row(self.rows)
             option_list.scroll_to_highlight()
         self.query_one("#tree-info", Static).update(
             Content.assemble("Filter: ", (self.filter_mode, "$text-accent"), f" · {len(self.rows)} entries")
