@@ -280,7 +280,9 @@ class AtomicApp(AppHost):
             return
         row, column = self.editor.cursor_location
         self.completion.source = (self.editor.text, (row, column))
-        context = find_context(self.editor.text, row, column, self._extension_command_names())
+        # Extension commands complete their arguments; only a first line starting with "/" can name one.
+        arg_commands = self._extension_command_names() if self.editor.text.startswith("/") else set()
+        context = find_context(self.editor.text, row, column, arg_commands)
         if context is None:
             self.completion.close()
             return
