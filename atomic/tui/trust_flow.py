@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
+from atomic.core.trust import trust_change_message
 from atomic.tui.host import AppHost
 from atomic.tui.screens.trust_screen import TrustChoice, TrustScreen
 
@@ -57,7 +58,9 @@ async def apply_choice(app: AppHost, choice: TrustChoice) -> None:
         return
     app.apply_settings()
     app.after_state_change()
-    message = f"Project trust: {new.describe()}"
-    if was_trusted and not new.trusted and session.loaded_extensions():
-        message += ". Extensions already loaded stay until Atomic restarts"
-    app.notify(message)
+    loaded = session.loaded_project_extensions()
+    message = trust_change_message(new, was_trusted=was_trusted, loaded_project_extensions=loaded)
+    if was_trusted and not new.trusted and loaded:
+        app.notify(message, severity="warning", timeout=12)  # long: the user must not miss it
+    else:
+        app.notify(message)
