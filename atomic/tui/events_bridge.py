@@ -31,7 +31,7 @@ def desktop_notify(app: Any, title: str, body: str) -> None:
     if app.terminal_focused is True:
         return
     clean_title, clean_body = (t.replace("\x1b", "").replace("\x07", "").replace(";", ",") for t in (title, body))
-    driver = getattr(app, "_driver", None)
+    driver = getattr(app, "_driver", None)  # foreign: Textual's terminal driver (private, None in tests)
     if driver is not None and not app.is_headless:
         driver.write(f"\x1b]777;notify;{clean_title};{clean_body}\x07\x1b]9;{clean_title}: {clean_body}\x07")
         driver.flush()

@@ -16,6 +16,7 @@ from __future__ import annotations
 import time
 from functools import lru_cache
 from typing import Any, ClassVar
+from weakref import WeakKeyDictionary
 
 from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, RenderResult
@@ -180,16 +181,19 @@ class StreamFlusher:
             self._timer = self.owner.set_timer(max(FRAME_S, cost / MAX_BUSY_SHARE), self._tick)
 
 
+# One flusher per running app (weak: it goes with its app; tests run many apps in one process).
+_FLUSHERS: WeakKeyDictionary[App[object], StreamFlusher] = WeakKeyDictionary()
+
+
 def flusher_for(widget: Widget) -> StreamFlusher | None:
     """The app-wide flusher (kept on the app object, created on first use)."""
     try:
         app = widget.app
     except Exception:
         return None
-    flusher = getattr(app, "_atomic_stream_flusher", None)
+    flusher = _FLUSHERS.get(app)
     if flusher is None:
-        flusher = StreamFlusher(app)
-        app._atomic_stream_flusher = flusher  # type: ignore[attr-defined]
+        flusher = _FLUSHERS[app] = StreamFlusher(app)
     return flusher
 
 
