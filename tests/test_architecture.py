@@ -286,10 +286,7 @@ KNOWN_REFLECTION: set[str] = {
     "atomic/core/extensions/loader.py: load_extensions: getattr(options, 'extension_flags', {})",
     "atomic/core/extensions/loader.py: load_extensions: getattr(options, 'extensions', [])",
     "atomic/core/extensions/loader.py: load_extensions: getattr(options, 'no_extensions', False)",
-    "atomic/core/extensions/runtime.py: complete_command: getattr(result, 'close', None)",
     "atomic/core/extensions/runtime.py: refresh_system_prompt: getattr(self.session, 'rebuild_system_prompt', None)",
-    "atomic/rpc/server.py: _run: getattr(exc, 'message', None)",
-    "atomic/tui/screens/__init__.py: __getattr__: getattr(importlib.import_module(f'{__name__}.{module}'), name)",
 }
 
 
