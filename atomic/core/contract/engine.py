@@ -297,16 +297,6 @@ class Engine:
             return []
         return [str(ext.path) for ext in self._s.extensions.extensions]
 
-    def loaded_project_extensions(self) -> list[str]:
-        """File names of the loaded extensions that the project folder brought (they keep running
-        after trust is withdrawn, until restart)."""
-        from atomic.core.extensions.loader import project_extension_paths
-
-        if self._s.extensions is None:
-            return []
-        project = {str(path.resolve()) for path in project_extension_paths(self._s.cwd)}
-        return [Path(ext.path).name for ext in self._s.extensions.extensions if ext.path in project]
-
     # ------------------------------------------------------------------ models and thinking
 
     @property
