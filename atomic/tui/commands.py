@@ -295,7 +295,7 @@ class SlashCommands:
         assert session is not None
 
         async def compact() -> None:
-            from atomic.core.engine.compaction_controls import CompactionFailed
+            from atomic.core.contract import CompactionFailed
 
             try:
                 await session.compact()
