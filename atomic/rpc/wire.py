@@ -242,5 +242,5 @@ def tree_json(tree: StoredTree) -> RawJson:
 
 def messages_json(messages: list[StoredMessage]) -> RawJson:
     """`get_messages` data: each stored message's own text from the file when known, else its dict."""
-    parts = [m.stored_json or dumps(m.wire) for m in messages]
+    parts = [m if isinstance(m, str) else dumps(m) for m in messages]
     return RawJson(f'{{"messages":[{",".join(parts)}]}}')

@@ -185,12 +185,9 @@ class Engine:
         return len(self._s.context_items)
 
     def stored_messages(self) -> list[StoredMessage]:
-        """The context's messages with the JSON they were stored as (no parsing)."""
-        out = []
-        for item in self._s.context_items:
-            stored = item.stored_json
-            out.append(StoredMessage(item.entry_id, stored, None if stored is not None else item.wire))
-        return out
+        """The context's messages as stored: each one's JSON text from the session file, or its dict
+        when it has no stored text yet (nothing is parsed or validated)."""
+        return [item.stored_json or item.wire for item in self._s.context_items]
 
     def last_assistant_text(self) -> str | None:
         """The text of the last assistant answer that did not fail, None when there is none."""

@@ -262,10 +262,7 @@ class StoredTree:
     leaf_id: str | None
 
 
-@dataclass(frozen=True)
-class StoredMessage:
-    """One message of the context with the JSON it was stored as (RPC `get_messages` splices it)."""
-
-    entry_id: str | None
-    stored_json: str | None  # the message's own text from the session file, when known
-    wire: dict[str, Any] | None  # the message as the file format's dict, only when stored_json is None
+# One message of the context as stored: its JSON text exactly as the session file holds it when
+# known, else its dict in the file's format (a message recorded by this process). Plain values, not a
+# record: RPC `get_messages` splices 50,000 of them, and an object per message tripled its time.
+StoredMessage = str | dict[str, Any]
