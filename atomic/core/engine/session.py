@@ -13,14 +13,21 @@ from typing import TYPE_CHECKING, Any
 
 from atomic.core.agent.loop import AgentRun
 from atomic.core.agent.queues import MessageQueue, QueuedMessage
-from atomic.core.engine.bash_controls import BashControls
+from atomic.core.engine.bash_runner import BashRunner, ChunkCallback
 from atomic.core.engine.compaction_controls import CompactionControls
 from atomic.core.engine.model_controls import ModelControls
+from atomic.core.engine.owned_messages import OwnedMessages
 from atomic.core.engine.session_controls import SessionControls
 from atomic.core.events import AgentSettled, Event, ExtensionError, PermissionModeChanged, QueueUpdate
 from atomic.core.extensions.hooks import HookBus
 from atomic.core.extensions.ui import DEFAULT_DIALOG_TIMEOUT_S, ExtensionUiHost
-from atomic.core.messages import AssistantMessage, ImageContent, ToolResultMessage, Usage
+from atomic.core.messages import (
+    AssistantMessage,
+    BashExecutionMessage,
+    ImageContent,
+    ToolResultMessage,
+    Usage,
+)
 from atomic.core.model_types import Model
 from atomic.core.permissions import ApprovalRequest, Decision, PermissionPolicy, parse_mode
 from atomic.core.providers.base import StreamRequest, ToolSpec
@@ -46,7 +53,7 @@ STREAMING_WITHOUT_BEHAVIOR = (
 )
 
 
-class AgentSession(ModelControls, SessionControls, BashControls, CompactionControls):
+class AgentSession(ModelControls, SessionControls, CompactionControls):
     def __init__(
         self,
         *,
@@ -80,7 +87,16 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
         self.loaded_context = SessionContext()
         self.compacted_since_usage = False
         self.pending_tool_results: list[ToolResultMessage] | None = None
-        self.deferred_messages: list[Any] = []
+        # Direct bash results and extension messages that finish later, stored in their own session.
+        self.owned_messages = OwnedMessages(
+            active_store=lambda: self.store, is_streaming=lambda: self.is_streaming, record=self.record_message
+        )
+        self.bash = BashRunner(
+            cwd=cwd,
+            settings=lambda: self.settings_manager.settings,
+            owner_here=self.owned_messages.owner_here,
+            store_result=self.owned_messages.store,
+        )
         # Approvals go through the extension UI's confirm dialog (RPC clients, the TUI) unless a
         # frontend installs its own approver (ACP's session/request_permission).
         self.permissions = PermissionPolicy(approver=self._approve_through_ui)
@@ -93,7 +109,6 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
         self.startup_warnings: list[str] = []
         self._notices_shown: set[str] = set()
         self._init_models()
-        self._init_bash()
         self._init_compaction()
         self.resources: Any = None
         self.extensions: Any = None
@@ -364,9 +379,36 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
     def _flush_deferred(self) -> None:
         # Direct bash results that finished while the agent streamed are stored once it is idle,
         # so they never split an assistant message from its tool results.
-        while self.deferred_messages and self._current_run is None:
-            owner, message = self.deferred_messages.pop(0)
-            self.record_owned_message(owner, message)
+        if self._current_run is None:
+            self.owned_messages.flush()
+
+    def record_or_defer(self, message: Any) -> None:
+        """Add a message to the active session now, or once the running turn has ended."""
+        self.owned_messages.store(self.owned_messages.owner_here(), message)
+
+    # ------------------------------------------------------------------ direct bash
+
+    @property
+    def is_bash_running(self) -> bool:
+        return self.bash.is_running
+
+    async def run_bash(
+        self,
+        command: str,
+        *,
+        request_id: str | None = None,
+        on_chunk: ChunkCallback | None = None,
+        exclude_from_context: bool = False,
+    ) -> BashExecutionMessage:
+        """Run a command for the user (`bash` RPC command, `!cmd`); its result is stored in the session
+        and branch it started in."""
+        return await self.bash.run(
+            command, request_id=request_id, on_chunk=on_chunk, exclude_from_context=exclude_from_context
+        )
+
+    def abort_bash(self, request_id: str | None = None) -> bool:
+        """Cancel one request (by id) or all of them. Returns whether anything was cancelled."""
+        return self.bash.abort(request_id)
 
     async def wait_idle(self) -> None:
         while self._run_task is not None and not self._run_task.done():
@@ -478,7 +520,7 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
 
     async def shutdown(self) -> None:
         await self.abort(continue_queue=False)
-        await self.shutdown_bash()
+        await self.bash.shutdown()
         if self.mcp is not None:
             await self.mcp.shutdown()
         if self.hooks.has("session_shutdown"):

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from atomic.core.agent.queues import QueuedMessage
-from atomic.core.engine.bash_controls import MessageOwner
 from atomic.core.events import MessageEnd, MessageStart
 from atomic.core.extensions.runtime import RegisteredCommand, RegisteredFlag
 from atomic.core.extensions.tools import ExtensionTool, content_blocks
@@ -204,10 +203,7 @@ class ExtensionAPI:
         message = CustomMessage(custom_type=custom_type, content=body, display=display, details=details)
         session = self.session
         session.emit(MessageStart(message=message))
-        if session.is_streaming:
-            session.deferred_messages.append((MessageOwner(session.store, session.store.leaf_id), message))
-        else:
-            session.record_message(message)
+        session.record_or_defer(message)
         session.emit(MessageEnd(message=message))
         if trigger_turn and not session.is_streaming:
             session.ensure_can_prompt()
