@@ -239,7 +239,7 @@ class SlashCommands:
         assert session is not None
 
         async def compact() -> None:
-            from atomic.core.engine.compaction_controls import CompactionFailed
+            from atomic.core.engine.compaction_runner import CompactionFailed
 
             try:
                 await session.compact()

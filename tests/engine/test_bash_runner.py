@@ -20,7 +20,7 @@ class Harness:
         self.stored: list[tuple[MessageOwner, BashExecutionMessage]] = []
         self.runner = BashRunner(
             cwd=cwd,
-            settings=lambda: Settings(),
+            settings=lambda: Settings.model_validate({}),
             owner_here=lambda: MessageOwner(self.store, self.store.leaf_id),
             store_result=lambda owner, message: self.stored.append((owner, message)),
         )

@@ -14,11 +14,18 @@ from typing import TYPE_CHECKING, Any
 from atomic.core.agent.loop import AgentRun
 from atomic.core.agent.queues import MessageQueue, QueuedMessage
 from atomic.core.engine.bash_runner import BashRunner, ChunkCallback
-from atomic.core.engine.compaction_controls import CompactionControls
+from atomic.core.engine.compaction_runner import CompactionRunner
 from atomic.core.engine.model_controls import ModelControls
 from atomic.core.engine.owned_messages import OwnedMessages
 from atomic.core.engine.session_controls import SessionControls
-from atomic.core.events import AgentSettled, Event, ExtensionError, PermissionModeChanged, QueueUpdate
+from atomic.core.events import (
+    AgentSettled,
+    CompactionReason,
+    Event,
+    ExtensionError,
+    PermissionModeChanged,
+    QueueUpdate,
+)
 from atomic.core.extensions.hooks import HookBus
 from atomic.core.extensions.ui import DEFAULT_DIALOG_TIMEOUT_S, ExtensionUiHost
 from atomic.core.messages import (
@@ -33,7 +40,7 @@ from atomic.core.permissions import ApprovalRequest, Decision, PermissionPolicy,
 from atomic.core.providers.base import StreamRequest, ToolSpec
 from atomic.core.session.context import ContextItem, SessionContext, build_context
 from atomic.core.session.store import SessionStore
-from atomic.core.settings import SettingsManager
+from atomic.core.settings import Settings, SettingsManager
 from atomic.core.tools.base import EditorFiles, Tool, ToolContext, ToolOutput
 
 if TYPE_CHECKING:
@@ -53,7 +60,7 @@ STREAMING_WITHOUT_BEHAVIOR = (
 )
 
 
-class AgentSession(ModelControls, SessionControls, CompactionControls):
+class AgentSession(ModelControls, SessionControls):
     def __init__(
         self,
         *,
@@ -109,7 +116,7 @@ class AgentSession(ModelControls, SessionControls, CompactionControls):
         self.startup_warnings: list[str] = []
         self._notices_shown: set[str] = set()
         self._init_models()
-        self._init_compaction()
+        self.compaction = CompactionRunner(self)
         self.resources: Any = None
         self.extensions: Any = None
         # MCP servers (None when none is configured) and the project's trust decision (factory.py).
@@ -124,7 +131,7 @@ class AgentSession(ModelControls, SessionControls, CompactionControls):
     # ------------------------------------------------------------------ events
 
     @property
-    def settings(self) -> Any:
+    def settings(self) -> Settings:
         return self.settings_manager.settings
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
@@ -409,6 +416,40 @@ class AgentSession(ModelControls, SessionControls, CompactionControls):
     def abort_bash(self, request_id: str | None = None) -> bool:
         """Cancel one request (by id) or all of them. Returns whether anything was cancelled."""
         return self.bash.abort(request_id)
+
+    # ------------------------------------------------------------------ compaction
+
+    @property
+    def is_compacting(self) -> bool:
+        return self.compaction.is_compacting
+
+    def set_auto_compaction(self, enabled: bool) -> None:
+        self.auto_compaction_enabled = enabled
+
+    def set_auto_retry(self, enabled: bool) -> None:
+        self.auto_retry_enabled = enabled
+
+    def needs_threshold_compaction(self) -> bool:
+        return self.compaction.needs_threshold_compaction()
+
+    async def compact_for(self, reason: CompactionReason, will_retry: bool) -> bool:
+        """Automatic compaction from inside a run; True when it succeeded."""
+        return await self.compaction.compact_for(reason, will_retry)
+
+    def report_unresolved_overflow(self) -> None:
+        self.compaction.report_unresolved_overflow()
+
+    async def compact(self) -> dict[str, Any]:
+        """Manual compaction (RPC `compact`, TUI `/compact`). Raises CompactionFailed with a clear message."""
+        if self.is_streaming:
+            await self.abort()
+        return await self.compaction.compact()
+
+    def cancel_compaction(self) -> bool:
+        return self.compaction.cancel()
+
+    async def wait_compaction_idle(self) -> None:
+        await self.compaction.wait_idle()
 
     async def wait_idle(self) -> None:
         while self._run_task is not None and not self._run_task.done():
