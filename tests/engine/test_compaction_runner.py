@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from atomic.core.engine.compaction_runner import CompactionFailed, CompactionRunner
-from atomic.core.engine.model_controls import scripted_model
+from atomic.core.engine.model_selection import scripted_model
 from atomic.core.events import Event
 from atomic.core.extensions.hooks import HookBus
 from atomic.core.messages import AssistantMessage, TextContent, UserMessage

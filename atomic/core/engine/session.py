@@ -15,7 +15,8 @@ from atomic.core.agent.loop import AgentRun
 from atomic.core.agent.queues import MessageQueue, QueuedMessage
 from atomic.core.engine.bash_runner import BashRunner, ChunkCallback
 from atomic.core.engine.compaction_runner import CompactionRunner
-from atomic.core.engine.model_controls import ModelControls
+from atomic.core.engine.errors import PromptRejected
+from atomic.core.engine.model_selection import ModelSelection
 from atomic.core.engine.owned_messages import OwnedMessages
 from atomic.core.engine.session_controls import SessionControls
 from atomic.core.events import (
@@ -45,22 +46,21 @@ from atomic.core.tools.base import EditorFiles, Tool, ToolContext, ToolOutput
 
 if TYPE_CHECKING:
     from atomic.core.mcp.manager import McpManager
+    from atomic.core.models.registry import ModelRegistry
     from atomic.core.project_offer import ProjectOffer
     from atomic.core.trust import ProjectTrust
 
 Listener = Callable[[Event], None]
 
 
-class PromptRejected(Exception):
-    """A prompt refused before it was accepted (the RPC response is `success: false`)."""
-
+__all__ = ["AgentSession", "Listener", "PromptRejected"]
 
 STREAMING_WITHOUT_BEHAVIOR = (
     "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message."
 )
 
 
-class AgentSession(ModelControls, SessionControls):
+class AgentSession(SessionControls):
     def __init__(
         self,
         *,
@@ -85,8 +85,13 @@ class AgentSession(ModelControls, SessionControls):
         self.follow_ups = MessageQueue(s.follow_up_mode)
         self.auto_retry_enabled = s.retry.enabled
         self.auto_compaction_enabled = s.compaction.enabled
-        self.model: Model | None = None
-        self.thinking_level = "off"
+        self.models = ModelSelection(
+            agent_dir=agent_dir,
+            settings=settings,
+            active_store=lambda: self.store,
+            emit=self.emit,
+            hooks=self.hooks,
+        )
         self.tools: dict[str, Tool] = {}
         self.active_tool_names: list[str] = []
         self.system_prompt = ""
@@ -115,7 +120,6 @@ class AgentSession(ModelControls, SessionControls):
         self._abort_continues_queue = False
         self.startup_warnings: list[str] = []
         self._notices_shown: set[str] = set()
-        self._init_models()
         self.compaction = CompactionRunner(self)
         self.resources: Any = None
         self.extensions: Any = None
@@ -158,6 +162,66 @@ class AgentSession(ModelControls, SessionControls):
     def _report_extension_error(self, path: str, event: str, error: str) -> None:
         self.emit(ExtensionError(extension_path=path, event=event, error=error))
 
+    # ------------------------------------------------------------------ model and thinking level
+
+    @property
+    def model(self) -> Model | None:
+        return self.models.model
+
+    @property
+    def thinking_level(self) -> str:
+        return self.models.thinking_level
+
+    @property
+    def registry(self) -> ModelRegistry:
+        return self.models.registry
+
+    def all_models(self) -> list[Model]:
+        return self.models.all_models()
+
+    def available_models(self) -> list[Model]:
+        return self.models.available_models()
+
+    def find_model(self, provider: str, model_id: str) -> Model | None:
+        return self.models.find_model(provider, model_id)
+
+    def api_key_for(self, model: Model) -> str | None:
+        return self.models.api_key_for(model)
+
+    def headers_for(self, model: Model) -> dict[str, str]:
+        return self.models.headers_for(model)
+
+    def has_auth(self, model: Model) -> bool:
+        return self.models.has_auth(model)
+
+    def ensure_can_prompt(self) -> None:
+        """Raise PromptRejected when no usable model is selected."""
+        self.models.ensure_can_prompt()
+
+    def supported_levels(self) -> list[str]:
+        return self.models.supported_levels()
+
+    def set_model(self, provider: str, model_id: str, persist: bool = False) -> Model:
+        return self.models.set_model(provider, model_id, persist)
+
+    def cycle_model(self, persist: bool = False, backwards: bool = False) -> dict[str, Any] | None:
+        return self.models.cycle_model(persist, backwards)
+
+    def saved_level_for(self, model: Model) -> str | None:
+        return self.models.saved_level_for(model)
+
+    def set_thinking_level(self, level: str, persist: bool = False) -> dict[str, Any]:
+        return self.models.set_thinking_level(level, persist)
+
+    def cycle_thinking_level(self) -> str | None:
+        return self.models.cycle_thinking_level()
+
+    def login_provider(self, provider: str, api_key: str) -> None:
+        self.models.login_provider(provider, api_key)
+
+    def logout_provider(self, provider: str) -> dict[str, Any]:
+        return self.models.logout_provider(provider)
+
     # ------------------------------------------------------------------ context
 
     def reload_context(self) -> None:
@@ -183,7 +247,7 @@ class AgentSession(ModelControls, SessionControls):
 
     async def provider_for(self, model: Model) -> Any:
         if model.api == "scripted":
-            return self.scripted_provider_for(model)
+            return self.models.scripted_provider_for(model)
         from atomic.core.providers.registry import ensure_provider_ready, get_provider
 
         # The SDK import takes seconds: it happens in a warm-up thread, and only this run waits for it.
@@ -556,7 +620,7 @@ class AgentSession(ModelControls, SessionControls):
         name = self.store.name()
         if name:
             state["sessionName"] = name
-        state.update(self.model_block_state())
+        state.update(self.models.model_block_state())
         return state
 
     async def shutdown(self) -> None:

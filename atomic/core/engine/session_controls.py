@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from atomic.core.events import SessionChanged, SessionInfoChanged, ThinkingLevelChanged
+from atomic.core.events import SessionChanged, SessionInfoChanged
 from atomic.core.messages import AssistantMessage, ToolResultMessage, UserMessage, user_text
 from atomic.core.session.store import SessionStore
 
@@ -32,22 +32,7 @@ class SessionControls:
     def restore_model_from_session(self: AgentSession) -> None:
         """Apply the model and level recorded on the branch just loaded by `reload_context`."""
         ctx = self.loaded_context
-        if ctx.provider and ctx.model_id:
-            model = self.find_model(ctx.provider, ctx.model_id)
-            if model is not None and self.has_auth(model):
-                self._apply_model(model, record=False)
-        if ctx.thinking_level and self.model is not None:
-            from atomic.core.models.thinking import clamp_level
-
-            level = clamp_level(self.model, ctx.thinking_level)
-            if level != self.thinking_level:
-                self.thinking_level = level
-                self.emit(ThinkingLevelChanged(level=level))
-
-    def _record_current_model(self: AgentSession) -> None:
-        if self.model is not None:
-            self.store.append("model_change", provider=self.model.provider, modelId=self.model.id)
-            self.store.append("thinking_level_change", thinkingLevel=self.thinking_level)
+        self.models.restore(ctx.provider, ctx.model_id, ctx.thinking_level)
 
     async def new_session(self: AgentSession, parent_session: str | None = None) -> bool:
         """Start a fresh session. Returns False when an extension cancelled it."""
@@ -55,7 +40,7 @@ class SessionControls:
             return False
         store = SessionStore.create(self.session_dir, self.cwd, parent_session)
         await self._replace_store(store, "new")
-        self._record_current_model()
+        self.models.record_current()
         return True
 
     async def switch_session(self: AgentSession, path: str) -> bool:
