@@ -13,12 +13,13 @@ from typing import TYPE_CHECKING, Any
 
 from atomic.core.agent.loop import AgentRun
 from atomic.core.agent.queues import MessageQueue, QueuedMessage
+from atomic.core.engine import session_stats as stats
 from atomic.core.engine.bash_runner import BashRunner, ChunkCallback
 from atomic.core.engine.compaction_runner import CompactionRunner
 from atomic.core.engine.errors import PromptRejected
 from atomic.core.engine.model_selection import ModelSelection
 from atomic.core.engine.owned_messages import OwnedMessages
-from atomic.core.engine.session_controls import SessionControls
+from atomic.core.engine.session_files import SessionFiles
 from atomic.core.events import (
     AgentSettled,
     CompactionReason,
@@ -60,7 +61,7 @@ STREAMING_WITHOUT_BEHAVIOR = (
 )
 
 
-class AgentSession(SessionControls):
+class AgentSession:
     def __init__(
         self,
         *,
@@ -73,8 +74,8 @@ class AgentSession(SessionControls):
         self.cwd = cwd
         self.agent_dir = agent_dir
         self.settings_manager = settings
-        self.store = store
-        self.session_dir = session_dir
+        # The session file in use and what changes it (new, switch, fork, tree, labels).
+        self.files = SessionFiles(self, cwd=cwd, session_dir=session_dir, store=store)
         self.hooks = HookBus()
         self.hooks.on_error = self._report_extension_error
         self.listeners: list[Listener] = []
@@ -221,6 +222,71 @@ class AgentSession(SessionControls):
 
     def logout_provider(self, provider: str) -> dict[str, Any]:
         return self.models.logout_provider(provider)
+
+    # ------------------------------------------------------------------ the session file
+
+    @property
+    def store(self) -> SessionStore:
+        return self.files.store
+
+    @property
+    def session_dir(self) -> Path | None:
+        return self.files.session_dir
+
+    async def new_session(self, parent_session: str | None = None) -> bool:
+        """Start a fresh session. Returns False when an extension cancelled it."""
+        return await self.files.new_session(parent_session)
+
+    async def switch_session(self, path: str) -> bool:
+        return await self.files.switch_session(path)
+
+    async def import_session(self, input_path: str) -> bool:
+        """Copy a session file (every branch) into this folder's sessions and continue there."""
+        return await self.files.import_session(input_path)
+
+    async def fork(self, entry_id: str) -> tuple[str, bool]:
+        """A new session holding the path up to just before the user message `entry_id`."""
+        return await self.files.fork(entry_id)
+
+    async def clone(self) -> bool:
+        return await self.files.clone()
+
+    def get_fork_messages(self) -> list[dict[str, str]]:
+        return self.files.get_fork_messages()
+
+    def get_entries(self, since: str | None = None) -> dict[str, Any]:
+        return self.files.get_entries(since)
+
+    def get_tree(self) -> dict[str, Any]:
+        return self.files.get_tree()
+
+    async def navigate_to(self, entry_id: str | None) -> str | None:
+        """Move the leaf (the /tree command); returns a user message's text for the editor."""
+        return await self.files.navigate_to(entry_id)
+
+    def set_label(self, entry_id: str, label: str | None) -> None:
+        self.files.set_label(entry_id, label)
+
+    def set_session_name(self, name: str) -> None:
+        self.files.set_session_name(name)
+
+    def restore_model_from_session(self) -> None:
+        """Apply the model and level recorded on the branch just loaded by `reload_context`."""
+        ctx = self.loaded_context
+        self.models.restore(ctx.provider, ctx.model_id, ctx.thinking_level)
+
+    def record_current_model(self) -> None:
+        self.models.record_current()
+
+    def session_stats(self) -> dict[str, Any]:
+        return stats.session_stats(self.store, self.context_messages(), self.context_usage())
+
+    def context_usage(self) -> dict[str, Any] | None:
+        """Last valid assistant usage plus a chars/4 estimate of what came after it."""
+        return stats.context_usage(self.model, self.context_messages(), self.compacted_since_usage)
+
+    def export_html(self, output_path: str | None = None) -> str:
+        return stats.export_html(self.store, self.cwd, self.system_prompt, self.active_tools(), output_path)
 
     # ------------------------------------------------------------------ context
 
