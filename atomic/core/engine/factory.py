@@ -125,8 +125,7 @@ def _load_resources(session: AgentSession, options: SessionOptions) -> None:
         tools = create_builtin_tools(names)
     except ValueError as exc:
         raise StartupError(str(exc)) from exc
-    session.tools = {tool.name: tool for tool in tools}
-    session.active_tool_names = [tool.name for tool in tools]
+    session.install_tools(tools)
     trusted = session.project_trust is not None and session.project_trust.trusted
     catalog = ResourceCatalog(
         session.cwd,
@@ -137,8 +136,7 @@ def _load_resources(session: AgentSession, options: SessionOptions) -> None:
         no_skills=options.no_skills,
         include_project=trusted,
     )
-    session.resources = catalog
-    session.context_files = (
+    context_files = (
         [] if options.no_context_files else load_context_files(session.cwd, session.agent_dir, include_project=trusted)
     )
     session.startup_warnings.extend(str(d) for d in catalog.diagnostics)
@@ -156,28 +154,13 @@ def _load_resources(session: AgentSession, options: SessionOptions) -> None:
             read_tool_active="read" in session.active_tool_names,
         )
 
-    session.rebuild_system_prompt = rebuild
-    session.system_prompt = rebuild()
-
-
-def start_mcp(session: AgentSession, options: SessionOptions) -> None:
-    """Start the configured MCP servers in the background (the project's only when trusted)."""
-    if session.project_trust is None or options.tools == []:  # --no-tools: no tools at all, MCP's included
-        return
-    from atomic.core.mcp import create_mcp_manager
-
-    manager = create_mcp_manager(
-        session.cwd, session.agent_dir, session.settings_manager, session.project_trust, extra=options.mcp_servers
-    )
-    if manager is not None:
-        session.mcp = manager
-        manager.start()
+    session.use_resources(catalog, context_files, rebuild)
 
 
 async def create_session(options: SessionOptions) -> AgentSession:
     cwd = options.cwd.resolve()
     agent = options.agent_dir or default_agent_dir()
-    from atomic.core.engine.project_trust import decide_project_trust
+    from atomic.core.engine.project_trust import decide_project_trust, start_mcp
 
     # Trust is decided first: until then (and when untrusted) the project's settings file is not merged.
     settings = SettingsManager(agent, cwd)
@@ -190,7 +173,7 @@ async def create_session(options: SessionOptions) -> AgentSession:
     except Exception as exc:
         raise StartupError(str(exc)) from exc
     session = AgentSession(cwd=cwd, agent_dir=agent, settings=settings, store=store, session_dir=session_dir)
-    session.project_trust = trust
+    session.set_project_trust(trust)
     session.startup_warnings.extend(settings.errors)
     session.startup_warnings.extend(store.warnings)
     session.startup_warnings.extend(session.registry.errors)
@@ -219,8 +202,11 @@ async def create_session(options: SessionOptions) -> AgentSession:
             session.models.record_current()
     if options.extensions or not options.no_extensions:
         from atomic.core.extensions.loader import load_extensions
+        from atomic.core.extensions.runtime import ExtensionRuntime
 
-        await load_extensions(session, options)
+        runtime = ExtensionRuntime(session, flag_values=dict(options.extension_flags))
+        session.attach_extensions(runtime)
+        await load_extensions(runtime, list(options.extensions), options.no_extensions)
     if options.name:
         session.set_session_name(options.name)
     _sweep_old_temp_trees(session.store.session_id)

@@ -46,9 +46,12 @@ from atomic.core.settings import Settings, SettingsManager
 from atomic.core.tools.base import EditorFiles, Tool, ToolContext, ToolOutput
 
 if TYPE_CHECKING:
+    from atomic.core.extensions.runtime import ExtensionRuntime
     from atomic.core.mcp.manager import McpManager
     from atomic.core.models.registry import ModelRegistry
     from atomic.core.project_offer import ProjectOffer
+    from atomic.core.resources.context_files import ContextFile
+    from atomic.core.resources.input_expansion import ResourceCatalog
     from atomic.core.trust import ProjectTrust
 
 Listener = Callable[[Event], None]
@@ -122,16 +125,67 @@ class AgentSession:
         self.startup_warnings: list[str] = []
         self._notices_shown: set[str] = set()
         self.compaction = CompactionRunner(self)
-        self.resources: Any = None
-        self.extensions: Any = None
+        # Prompt templates and skills, and the loaded extensions (the factory installs both).
+        self.resources: ResourceCatalog | None = None
+        self.extensions: ExtensionRuntime | None = None
         # MCP servers (None when none is configured) and the project's trust decision (factory.py).
         self.mcp: McpManager | None = None
         self.project_trust: ProjectTrust | None = None
         # What the project brings that was not loaded (engine/project_trust.py; None: not looked yet).
         self.project_skipped: ProjectOffer | None = None
-        # Set by the factory; project_trust.py reloads them when the trust decision changes.
-        self.context_files: list[Any] = []
-        self.rebuild_system_prompt: Callable[[], str] | None = None
+        # Installed by the factory; project_trust.py reloads them when the trust decision changes.
+        self.context_files: list[ContextFile] = []
+        self._prompt_builder: Callable[[], str] | None = None
+
+    # ------------------------------------------------------------------ what the factory installs
+
+    def install_tools(self, tools: list[Tool]) -> None:
+        """The built-in tools, all active."""
+        self.tools = {tool.name: tool for tool in tools}
+        self.active_tool_names = [tool.name for tool in tools]
+
+    def use_resources(
+        self, catalog: ResourceCatalog, context_files: list[ContextFile], prompt_builder: Callable[[], str]
+    ) -> None:
+        """Templates and skills, context files, and how the system prompt is built from them."""
+        self.resources = catalog
+        self.context_files = context_files
+        self._prompt_builder = prompt_builder
+        self.refresh_system_prompt()
+
+    def set_context_files(self, context_files: list[ContextFile]) -> None:
+        self.context_files = context_files
+        self.refresh_system_prompt()
+
+    def refresh_system_prompt(self) -> None:
+        """Rebuild the system prompt (tools, context files or skills changed)."""
+        if self._prompt_builder is not None:
+            self.system_prompt = self._prompt_builder()
+
+    def add_tool(self, tool: Tool) -> None:
+        """Make the tool active (replacing a built-in of the same name) and refresh the system prompt."""
+        self.tools[tool.name] = tool
+        if tool.name not in self.active_tool_names:
+            self.active_tool_names.append(tool.name)
+        self.refresh_system_prompt()
+
+    def set_active_tools(self, names: list[str]) -> None:
+        self.active_tool_names = list(names)
+        self.refresh_system_prompt()
+
+    def attach_extensions(self, runtime: ExtensionRuntime) -> None:
+        self.extensions = runtime
+
+    def set_mcp(self, manager: McpManager | None) -> None:
+        self.mcp = manager
+
+    def set_project_trust(self, trust: ProjectTrust) -> None:
+        """A new trust decision; what the project would bring is looked up again when asked."""
+        self.project_trust = trust
+        self.project_skipped = None
+
+    def remember_skipped(self, offer: ProjectOffer) -> None:
+        self.project_skipped = offer
 
     # ------------------------------------------------------------------ events
 
@@ -608,6 +662,15 @@ class AgentSession:
         if continue_queue and (len(self.steering) or len(self.follow_ups)):
             # "abort continues queued messages": what is still queued runs next, after the response.
             asyncio.get_running_loop().call_soon(self._continue_queued)
+
+    def continue_queue_after_run(self) -> None:
+        """Once the current run ends, run what is queued (a message queued after the loop's last look
+        at the queues would otherwise wait for the next prompt)."""
+        task = self._run_task
+        if task is None:
+            return
+        loop = asyncio.get_running_loop()
+        task.add_done_callback(lambda _task: loop.call_soon(self._continue_queued))
 
     def _continue_queued(self) -> None:
         if self.is_streaming:
