@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from atomic.core.engine.factory import create_session
+from atomic.core.engine.options import SessionOptions
+from atomic.core.engine.session import AgentSession
+from atomic.core.providers.scripted import ScriptedProvider
+from tests.support import Recorder
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -41,6 +47,37 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
 @pytest.fixture
 def agent_dir(isolated_home: Path) -> Path:
     return isolated_home
+
+
+@pytest.fixture
+def workdir(tmp_path: Path) -> Path:
+    """An empty project folder (the session's cwd)."""
+    cwd = tmp_path / "project"
+    cwd.mkdir()
+    return cwd
+
+
+SessionMaker = Callable[..., Any]
+
+
+@pytest.fixture
+async def make_session(workdir: Path) -> AsyncIterator[SessionMaker]:
+    """`await make_session(responses, **options)` -> (session, provider, recorder) on the scripted provider in
+    `workdir`; every session made is shut down after the test."""
+    sessions: list[AgentSession] = []
+
+    async def factory(
+        responses: list[dict[str, Any]] | None = None, **kwargs: Any
+    ) -> tuple[AgentSession, ScriptedProvider, Recorder]:
+        provider = ScriptedProvider(responses or [])
+        options = SessionOptions(cwd=workdir, scripted=provider, **kwargs)
+        session = await create_session(options)
+        sessions.append(session)
+        return session, provider, Recorder(session)
+
+    yield factory
+    for session in sessions:
+        await session.shutdown()
 
 
 ScriptWriter = Callable[[list[dict[str, Any]]], Path]

@@ -9,14 +9,7 @@ import pytest
 
 from atomic.core.engine.session import PromptRejected
 from atomic.core.messages import AssistantMessage, ToolResultMessage, UserMessage
-
-
-async def wait_for(predicate, timeout: float = 5.0) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not predicate():
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError("condition not reached in time")
-        await asyncio.sleep(0.01)
+from tests.support import wait_for
 
 
 def process_alive(pid: int) -> bool:

@@ -6,19 +6,9 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from atomic.core.messages import TextContent, UserMessage
+from tests.support import user_texts
 
 SLOW = "echo marker-output; sleep 0.4"
-
-
-def user_texts(messages: list[Any]) -> list[str]:
-    out = []
-    for message in messages:
-        if isinstance(message, UserMessage):
-            content = message.content
-            out.append(content if isinstance(content, str) else "".join(
-                b.text for b in content if isinstance(b, TextContent)))
-    return out
 
 
 async def test_bash_result_after_switching_back_is_in_the_next_request(make_session: Callable[..., Any]) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from atomic.core.messages import AssistantMessage, CustomMessage, ToolResultMessage
-from tests.extensions.conftest import Recorder, module_of, wait_for, write_extension
+from tests.support import Recorder, module_of, wait_for, write_extension
 
 DURING_RUN = """
     def activate(atomic):
@@ -19,7 +19,7 @@ async def test_custom_message_sent_while_streaming_is_stored_after_the_run(make_
         {"toolCalls": [{"name": "bash", "arguments": {"command": "sleep 0.3; echo done"}}]},
         {"text": "finished"},
     ]
-    session, _ = await make_session(script, extensions=[str(path)])
+    session, _, _ = await make_session(script, extensions=[str(path)])
     rec = Recorder(session)
     await session.prompt("work")
     await wait_for(lambda: bool(rec.of("tool_execution_start")))
@@ -48,7 +48,7 @@ CTX_AND_UNSUBSCRIBE = """
 
 async def test_handler_ctx_unsubscribe_and_active_tools(make_session, ext_dir: Path) -> None:
     path = write_extension(ext_dir, "ctx.py", CTX_AND_UNSUBSCRIBE)
-    session, provider = await make_session([{"text": "one"}, {"text": "two"}], extensions=[str(path)])
+    session, provider, _ = await make_session([{"text": "one"}, {"text": "two"}], extensions=[str(path)])
     rec = Recorder(session)
     await session.prompt("a")
     await session.wait_idle()
@@ -79,7 +79,7 @@ ASYNC_PATCH = """
 async def test_async_tool_result_patch_with_plain_blocks(make_session, ext_dir: Path) -> None:
     path = write_extension(ext_dir, "patch.py", ASYNC_PATCH)
     script = [{"toolCalls": [{"name": "bash", "arguments": {"command": "echo hi"}}]}, {"text": "ok"}]
-    session, _ = await make_session(script, extensions=[str(path)])
+    session, _, _ = await make_session(script, extensions=[str(path)])
     await session.prompt("list")
     await session.wait_idle()
     [result] = [m for m in session.messages() if isinstance(m, ToolResultMessage)]

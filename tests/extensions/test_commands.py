@@ -8,7 +8,7 @@ import pytest
 
 from atomic.core.engine.session import PromptRejected
 from atomic.core.messages import CustomMessage, UserMessage
-from tests.extensions.conftest import Recorder, module_of, wait_for, write_extension
+from tests.support import Recorder, module_of, wait_for, write_extension
 
 HELLO = """
     CALLS = []
@@ -29,7 +29,7 @@ HELLO = """
 
 async def test_command_runs_while_idle_without_a_model_turn(make_session, ext_dir: Path, workdir: Path) -> None:
     path = write_extension(ext_dir, "hello.py", HELLO)
-    session, provider = await make_session(extensions=[str(path)])
+    session, provider, _ = await make_session(extensions=[str(path)])
     rec = Recorder(session)
     assert session.extensions.is_command("/hello world") and not session.extensions.is_command("/nope")
     await session.prompt("/hello world")
@@ -42,7 +42,7 @@ async def test_command_runs_while_idle_without_a_model_turn(make_session, ext_di
 
 async def test_command_runs_immediately_while_streaming(make_session, ext_dir: Path) -> None:
     path = write_extension(ext_dir, "hello.py", HELLO)
-    session, _ = await make_session([{"text": "x" * 400, "chunkSize": 1, "delayMs": 5}], extensions=[str(path)])
+    session, _, _ = await make_session([{"text": "x" * 400, "chunkSize": 1, "delayMs": 5}], extensions=[str(path)])
     await session.prompt("talk a lot")
     await wait_for(lambda: session.is_streaming)
     await session.prompt("/hello there")  # no streaming_behavior needed
@@ -53,14 +53,14 @@ async def test_command_runs_immediately_while_streaming(make_session, ext_dir: P
 
 async def test_commands_cannot_be_queued(make_session, ext_dir: Path) -> None:
     path = write_extension(ext_dir, "hello.py", HELLO)
-    session, _ = await make_session(extensions=[str(path)])
+    session, _, _ = await make_session(extensions=[str(path)])
     with pytest.raises(PromptRejected):
         await session.steer("/hello world")
 
 
 async def test_argument_completion(make_session, ext_dir: Path) -> None:
     path = write_extension(ext_dir, "hello.py", HELLO)
-    session, _ = await make_session(extensions=[str(path)])
+    session, _, _ = await make_session(extensions=[str(path)])
     assert session.extensions.complete_command("hello", "w") == ["world"]
     assert session.extensions.complete_command("/hello", "") == ["world", "there"]
     assert session.extensions.complete_command("unknown", "") == []
@@ -77,7 +77,7 @@ RAISING_COMMAND = """
 
 async def test_a_raising_command_is_reported(make_session, ext_dir: Path) -> None:
     path = write_extension(ext_dir, "broken.py", RAISING_COMMAND)
-    session, provider = await make_session(extensions=[str(path)])
+    session, provider, _ = await make_session(extensions=[str(path)])
     rec = Recorder(session)
     await session.prompt("/broken key")
     [error] = rec.of("extension_error")
@@ -105,7 +105,7 @@ MESSAGING = """
 
 async def test_send_message_records_a_custom_message_and_can_trigger_a_turn(make_session, ext_dir: Path) -> None:
     path = write_extension(ext_dir, "messaging.py", MESSAGING)
-    session, provider = await make_session([{"text": "noted"}], extensions=[str(path)])
+    session, provider, _ = await make_session([{"text": "noted"}], extensions=[str(path)])
     await session.prompt("/note quiet")
     assert not session.is_streaming and provider.requests == []
     [message] = session.messages()
@@ -124,7 +124,7 @@ async def test_send_message_records_a_custom_message_and_can_trigger_a_turn(make
 async def test_send_user_message_runs_when_idle_and_queues_while_streaming(make_session, ext_dir: Path) -> None:
     path = write_extension(ext_dir, "messaging.py", MESSAGING)
     script = [{"text": "y" * 200, "chunkSize": 1, "delayMs": 5}, {"text": "answer two"}]
-    session, _ = await make_session(script, extensions=[str(path)])
+    session, _, _ = await make_session(script, extensions=[str(path)])
     await session.prompt("/ask first question")
     await wait_for(lambda: session.is_streaming)
     await session.prompt("/ask second question")
@@ -139,7 +139,7 @@ async def test_send_user_message_runs_when_idle_and_queues_while_streaming(make_
 
 async def test_append_entry_and_session_name(make_session, ext_dir: Path) -> None:
     path = write_extension(ext_dir, "messaging.py", MESSAGING)
-    session, _ = await make_session([{"text": "hi"}], extensions=[str(path)])
+    session, _, _ = await make_session([{"text": "hi"}], extensions=[str(path)])
     await session.prompt("hello")
     await session.wait_idle()
     leaf_before = session.store.leaf_id
@@ -164,7 +164,7 @@ MODEL_CONTROL = """
 
 async def test_thinking_level_model_and_labels(make_session, ext_dir: Path) -> None:
     path = write_extension(ext_dir, "model.py", MODEL_CONTROL)
-    session, _ = await make_session([{"text": "hi"}], extensions=[str(path)])
+    session, _, _ = await make_session([{"text": "hi"}], extensions=[str(path)])
     api = session.extensions.extensions[0].api
     assert api.model.id == "scripted-model"
     await session.prompt("hello")
@@ -178,6 +178,6 @@ async def test_thinking_level_model_and_labels(make_session, ext_dir: Path) -> N
 
 async def test_commands_alias_lists_the_same_items(make_session, ext_dir: Path) -> None:
     path = write_extension(ext_dir, "hello.py", HELLO)
-    session, _ = await make_session(extensions=[str(path)])
+    session, _, _ = await make_session(extensions=[str(path)])
     assert session.extensions.commands() == session.extensions.command_items()
     assert session.extensions.commands()[0]["name"] == "hello"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from atomic.core.messages import ToolResultMessage
 from tests.conftest import ROOT
-from tests.extensions.conftest import Recorder
+from tests.support import Recorder
 
 EXAMPLE = ROOT / "examples" / "extensions" / "todo_guard.py"
 
@@ -26,7 +26,7 @@ async def test_example_tool_command_and_guard(make_session, workdir: Path) -> No
         {"toolCalls": [{"name": "todo", "arguments": {"action": "done", "id": 1}}]},
         {"text": "done"},
     ]
-    session, provider = await make_session(script, extensions=[str(EXAMPLE)])
+    session, provider, _ = await make_session(script, extensions=[str(EXAMPLE)])
     rec = Recorder(session)
     assert "- todo: Track multi-step work in a todo list" in session.system_prompt
     assert session.tools["todo"].parameters["properties"]["action"]["enum"] == ["add", "list", "done"]
@@ -68,7 +68,7 @@ async def test_example_flag_limits_open_todos(make_session) -> None:
         },
         {"text": "ok"},
     ]
-    session, _ = await make_session(script, extensions=[str(EXAMPLE)], extension_flags={"todo-limit": "1"})
+    session, _, _ = await make_session(script, extensions=[str(EXAMPLE)], extension_flags={"todo-limit": "1"})
     await session.prompt("add two")
     await session.wait_idle()
     first, second = results(session)

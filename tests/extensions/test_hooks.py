@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from atomic.core.messages import ToolResultMessage, UserMessage
-from tests.extensions.conftest import Recorder, module_of, write_extension
+from tests.support import Recorder, module_of, write_extension
 
 NO_FORKS = """
     SEEN = []
@@ -21,7 +21,7 @@ NO_FORKS = """
 
 async def test_an_extension_cancels_a_fork(make_session, ext_dir: Path, tmp_path: Path) -> None:
     path = write_extension(ext_dir, "noforks.py", NO_FORKS)
-    session, _ = await make_session([{"text": "hi"}], extensions=[str(path)])
+    session, _, _ = await make_session([{"text": "hi"}], extensions=[str(path)])
     await session.prompt("first message")
     await session.wait_idle()
     assert session.store.path is not None
@@ -65,7 +65,7 @@ async def test_tool_call_hook_blocks_a_call_and_changes_another(make_session, ex
         },
         {"text": "ok"},
     ]
-    session, _ = await make_session(script, extensions=[str(path)])
+    session, _, _ = await make_session(script, extensions=[str(path)])
     await session.prompt("go")
     await session.wait_idle()
     blocked, changed = [m for m in session.messages() if isinstance(m, ToolResultMessage)]
@@ -87,7 +87,7 @@ PATCH_RESULT = """
 async def test_tool_result_hook_patches_the_result(make_session, ext_dir: Path) -> None:
     path = write_extension(ext_dir, "redact.py", PATCH_RESULT)
     script = [{"toolCalls": [{"name": "bash", "arguments": {"command": "echo password"}}]}, {"text": "ok"}]
-    session, _ = await make_session(script, extensions=[str(path)])
+    session, _, _ = await make_session(script, extensions=[str(path)])
     await session.prompt("go")
     await session.wait_idle()
     [result] = [m for m in session.messages() if isinstance(m, ToolResultMessage)]
@@ -116,7 +116,7 @@ PROMPT_HOOKS = """
 
 async def test_input_system_prompt_and_context_hooks(make_session, ext_dir: Path) -> None:
     path = write_extension(ext_dir, "prompts.py", PROMPT_HOOKS)
-    session, provider = await make_session([{"text": "a"}, {"text": "b"}], extensions=[str(path)])
+    session, provider, _ = await make_session([{"text": "a"}, {"text": "b"}], extensions=[str(path)])
     await session.prompt("secret")
     assert not session.is_streaming and session.messages() == []
 
@@ -143,7 +143,7 @@ EVENTS = """
 
 async def test_agent_events_and_session_start_reach_handlers(make_session, ext_dir: Path) -> None:
     path = write_extension(ext_dir, "events.py", EVENTS)
-    session, _ = await make_session([{"text": "hi"}], extensions=[str(path)])
+    session, _, _ = await make_session([{"text": "hi"}], extensions=[str(path)])
     seen = module_of(session, path).SEEN
     assert seen == ["start:startup"]
     await session.prompt("hello")
@@ -166,7 +166,7 @@ RAISING_HANDLER = """
 async def test_a_raising_handler_is_reported_and_the_agent_still_answers(make_session, ext_dir: Path) -> None:
     path = write_extension(ext_dir, "raises.py", RAISING_HANDLER)
     script = [{"toolCalls": [{"name": "bash", "arguments": {"command": "echo fine"}}]}, {"text": "all good"}]
-    session, _ = await make_session(script, extensions=[str(path)])
+    session, _, _ = await make_session(script, extensions=[str(path)])
     rec = Recorder(session)
     await session.prompt("hello")
     await session.wait_idle()

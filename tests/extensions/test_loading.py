@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from atomic.core.extensions.loader import load_extension
-from tests.extensions.conftest import Recorder, module_of, write_extension
+from tests.support import Recorder, module_of, write_extension
 
 MARK = """
     def activate(atomic):
@@ -29,7 +29,7 @@ async def test_discovers_agent_dir_and_project_extensions(make_session, agent_di
     write_extension(workdir / ".atomic" / "extensions", "notes.txt", "hello")
     write_extension(workdir / ".atomic" / "extensions" / "plain_dir", "x.py", "raise SystemExit('no')\n")
 
-    session, _ = await make_session(approve=True)  # project extensions load only in a trusted folder
+    session, _, _ = await make_session(approve=True)  # project extensions load only in a trusted folder
     assert command_names(session) == ["global", "packaged", "project"]
     items = {i["name"]: i for i in session.extensions.command_items()}
     assert items["project"] == {
@@ -48,19 +48,19 @@ async def test_no_extensions_skips_discovery_but_loads_explicit_paths(
     write_extension(agent_dir / "extensions", "global_one.py", MARK.format(name="global"))
     write_extension(workdir / ".atomic" / "extensions", "local.py", MARK.format(name="project"))
     explicit = write_extension(ext_dir, "explicit.py", MARK.format(name="explicit"))
-    session, _ = await make_session(no_extensions=True, extensions=[str(explicit)])
+    session, _, _ = await make_session(no_extensions=True, extensions=[str(explicit)])
     assert command_names(session) == ["explicit"]
 
 
 async def test_no_extensions_alone_loads_nothing(make_session, agent_dir: Path) -> None:
     write_extension(agent_dir / "extensions", "global_one.py", MARK.format(name="global"))
-    session, _ = await make_session(no_extensions=True)
+    session, _, _ = await make_session(no_extensions=True)
     assert session.extensions is None
 
 
 async def test_explicit_path_relative_to_cwd_and_loaded_once(make_session, workdir: Path) -> None:
     path = write_extension(workdir / ".atomic" / "extensions", "local.py", MARK.format(name="project"))
-    session, _ = await make_session(extensions=[".atomic/extensions/local.py", str(path)])
+    session, _, _ = await make_session(extensions=[".atomic/extensions/local.py", str(path)])
     assert command_names(session) == ["project"]
     assert len(session.extensions.extensions) == 1
 
@@ -88,7 +88,7 @@ async def test_failing_extensions_are_reported_and_the_rest_load(make_session, e
     good = write_extension(ext_dir, "d_good.py", ASYNC_OK)
     missing = ext_dir / "missing.py"
     paths = [bad_import, bad_activate, no_activate, good, missing]
-    session, _ = await make_session([{"text": "still here"}], extensions=[str(p) for p in paths])
+    session, _, _ = await make_session([{"text": "still here"}], extensions=[str(p) for p in paths])
 
     errors = {(Path(path).name, event): error for path, event, error in session.extensions.errors}
     assert errors[("a_bad_import.py", "load")].startswith("ModuleNotFoundError")
@@ -104,7 +104,7 @@ async def test_failing_extensions_are_reported_and_the_rest_load(make_session, e
 
 
 async def test_load_errors_are_extension_error_events(make_session, ext_dir: Path) -> None:
-    session, _ = await make_session()
+    session, _, _ = await make_session()
     rec = Recorder(session)
     bad = write_extension(ext_dir, "bad.py", BROKEN_ACTIVATE)
     assert await load_extension(session.extensions, bad.resolve()) is False
@@ -121,7 +121,7 @@ async def test_load_errors_are_extension_error_events(make_session, ext_dir: Pat
 async def test_two_files_with_the_same_name_stay_separate(make_session, agent_dir: Path, workdir: Path) -> None:
     first = write_extension(agent_dir / "extensions", "same.py", "X = 'global'\ndef activate(atomic): pass\n")
     second = write_extension(workdir / ".atomic" / "extensions", "same.py", "X = 'project'\ndef activate(atomic): pass\n")
-    session, _ = await make_session(approve=True)
+    session, _, _ = await make_session(approve=True)
     assert module_of(session, first).X == "global"
     assert module_of(session, second).X == "project"
 
@@ -143,7 +143,7 @@ FLAGS = """
 
 async def test_flags_take_cli_values_typed_like_their_defaults(make_session, ext_dir: Path) -> None:
     path = write_extension(ext_dir, "flags.py", FLAGS)
-    session, _ = await make_session(extensions=[str(path)], extension_flags={"plan": True, "depth": "5"})
+    session, _, _ = await make_session(extensions=[str(path)], extension_flags={"plan": True, "depth": "5"})
     await session.prompt("/show")
     assert module_of(session, path).VALUES == {"plan": True, "depth": 5, "label": "none"}
     names = [f["name"] for f in session.extensions.flag_items()]
@@ -152,6 +152,6 @@ async def test_flags_take_cli_values_typed_like_their_defaults(make_session, ext
 
 async def test_flags_defaults_without_cli_values(make_session, ext_dir: Path) -> None:
     path = write_extension(ext_dir, "flags.py", FLAGS)
-    session, _ = await make_session(extensions=[str(path)], extension_flags={"plan": "false"})
+    session, _, _ = await make_session(extensions=[str(path)], extension_flags={"plan": "false"})
     await session.prompt("/show")
     assert module_of(session, path).VALUES == {"plan": False, "depth": 2, "label": "none"}

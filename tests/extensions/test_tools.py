@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from atomic.core.messages import ToolResultMessage
-from tests.extensions.conftest import Recorder, module_of, write_extension
+from tests.support import Recorder, module_of, write_extension
 
 WEATHER = """
     from atomic.core.tools.base import ToolOutput
@@ -38,7 +38,7 @@ async def test_model_calls_an_extension_tool(make_session, ext_dir: Path, workdi
         {"toolCalls": [{"name": "weather", "arguments": {"city": "Oslo"}, "id": "w1"}]},
         {"text": "It is sunny."},
     ]
-    session, provider = await make_session(script, extensions=[str(path)])
+    session, provider, _ = await make_session(script, extensions=[str(path)])
     rec = Recorder(session)
     assert "weather" in session.active_tool_names
     assert "- weather: Look up the weather" in session.system_prompt
@@ -81,7 +81,7 @@ async def test_pydantic_parameters_are_validated_into_the_model(make_session, ex
         {"toolCalls": [{"name": "add", "arguments": {"a": "2", "b": 3}}, {"name": "add", "arguments": {"b": 1}}]},
         {"text": "done"},
     ]
-    session, provider = await make_session(script, extensions=[str(path)])
+    session, provider, _ = await make_session(script, extensions=[str(path)])
     schema = session.tools["add"].parameters
     assert schema["properties"]["a"]["description"] == "first number" and schema["required"] == ["a"]
     await session.prompt("add")
@@ -107,7 +107,7 @@ BROKEN_TOOL = """
 async def test_a_raising_tool_is_an_error_result_and_an_extension_error(make_session, ext_dir: Path) -> None:
     path = write_extension(ext_dir, "broken.py", BROKEN_TOOL)
     script = [{"toolCalls": [{"name": "lookup", "arguments": {}}]}, {"text": "sorry"}]
-    session, _ = await make_session(script, extensions=[str(path)])
+    session, _, _ = await make_session(script, extensions=[str(path)])
     rec = Recorder(session)
     await session.prompt("look it up")
     await session.wait_idle()
@@ -137,7 +137,7 @@ async def test_same_name_overrides_a_builtin(make_session, ext_dir: Path, workdi
     (workdir / "a.txt").write_text("secret")
     path = write_extension(ext_dir, "noread.py", OVERRIDE_READ)
     script = [{"toolCalls": [{"name": "read", "arguments": {"path": "a.txt"}}]}, {"text": "ok"}]
-    session, _ = await make_session(script, extensions=[str(path)])
+    session, _, _ = await make_session(script, extensions=[str(path)])
     assert session.active_tool_names.count("read") == 1
     await session.prompt("read a.txt")
     await session.wait_idle()
@@ -165,10 +165,10 @@ SLOW_TOOL = """
 
 
 async def test_abort_cancels_an_extension_tool(make_session, ext_dir: Path) -> None:
-    from tests.extensions.conftest import wait_for
+    from tests.support import wait_for
 
     path = write_extension(ext_dir, "slow.py", SLOW_TOOL)
-    session, _ = await make_session([{"toolCalls": [{"name": "wait", "arguments": {}}]}], extensions=[str(path)])
+    session, _, _ = await make_session([{"toolCalls": [{"name": "wait", "arguments": {}}]}], extensions=[str(path)])
     rec = Recorder(session)
     await session.prompt("wait")
     # tool_execution_start comes before the tool's coroutine first runs: wait until it is inside.

@@ -11,7 +11,7 @@ import pytest
 from atomic.core.events import Event
 from atomic.core.extensions.events import ExtensionUiRequest
 from atomic.core.extensions.ui import ExtensionUI, UiAnswer, UiAnswerError
-from tests.extensions.conftest import Recorder, module_of, write_extension
+from tests.support import Recorder, module_of, write_extension
 
 
 def frontend(session: Any) -> list[ExtensionUiRequest]:
@@ -38,7 +38,7 @@ async def next_dialog(shown: list[ExtensionUiRequest], method: str, seen: int = 
 
 
 async def test_without_a_frontend_dialogs_are_cancelled_at_once(make_session) -> None:
-    session, _ = await make_session()
+    session, _, _ = await make_session()
     rec = Recorder(session)
     ui = ExtensionUI(session.extension_ui, "x.py")
     assert ui.has_ui is False
@@ -50,7 +50,7 @@ async def test_without_a_frontend_dialogs_are_cancelled_at_once(make_session) ->
 
 
 async def test_answers_are_checked_against_the_request(make_session) -> None:
-    session, _ = await make_session()
+    session, _, _ = await make_session()
     shown = frontend(session)
     ui = ExtensionUI(session.extension_ui, "x.py")
     host = session.extension_ui
@@ -70,7 +70,7 @@ async def test_answers_are_checked_against_the_request(make_session) -> None:
 
 
 async def test_confirm_cancel_timeout_and_abort(make_session) -> None:
-    session, _ = await make_session()
+    session, _, _ = await make_session()
     shown = frontend(session)
     ui = ExtensionUI(session.extension_ui, "x.py")
     host = session.extension_ui
@@ -99,7 +99,7 @@ async def test_confirm_cancel_timeout_and_abort(make_session) -> None:
 
 
 async def test_state_and_early_notices_are_replayed_to_a_late_frontend(make_session) -> None:
-    session, _ = await make_session()
+    session, _, _ = await make_session()
     ui = ExtensionUI(session.extension_ui, "x.py")
     ui.notify("loaded", "warn")
     ui.set_status("b-key", "second")
@@ -132,7 +132,7 @@ async def test_dialog_from_a_tool_call_hook_holds_the_call_until_answered(make_s
     """
     path = write_extension(ext_dir, "gate.py", source)
     script = [{"toolCalls": [{"name": "bash", "arguments": {"command": "echo ran"}}]}, {"text": "done"}]
-    session, _ = await make_session(script, extensions=[str(path)])
+    session, _, _ = await make_session(script, extensions=[str(path)])
     assert module_of(session, path) is not None
     shown = frontend(session)
     await session.prompt("go")

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import asyncio
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from atomic.core.mcp.config import McpServerConfig
+from tests import support
 
 SERVER = Path(__file__).resolve().parent / "tiny_server.py"
 
@@ -56,9 +56,6 @@ def http_server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tupl
         log.close()
 
 
-async def wait_for(predicate, timeout: float = 20.0) -> None:  # noqa: ANN001
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not predicate():
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError("condition not reached in time")
-        await asyncio.sleep(0.02)
+async def wait_for(predicate: Callable[[], bool], timeout: float = 20.0) -> None:
+    """The shared poller with a longer default: MCP servers are subprocesses that start slowly under load."""
+    await support.wait_for(predicate, timeout, interval=0.02)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +11,7 @@ import pytest
 from tests.conftest import ROOT
 from tests.rpc.conftest import StartRpc
 from tests.rpc.helpers import RecordingClient
+from tests.support import write_extension
 
 EXAMPLE = ROOT / "examples" / "extensions" / "ask_first.py"
 RISKY_CALL = {"toolCalls": [{"name": "bash", "arguments": {"command": "rm -rf ./scratch"}, "id": "call_rm"}]}
@@ -45,12 +45,6 @@ def _json(value: Any) -> str:
     import json
 
     return json.dumps(value)
-
-
-def write_extension(tmp_path: Path, body: str) -> Path:
-    path = tmp_path / "ui_ext.py"
-    path.write_text(textwrap.dedent(body), encoding="utf-8")
-    return path
 
 
 @pytest.fixture
@@ -161,7 +155,7 @@ DIALOG_EXTENSION = """
 
 
 async def test_a_dialog_nobody_answers_times_out_as_cancelled(start_rpc: StartRpc, tmp_path: Path) -> None:
-    client = await start_rpc(None, "-e", str(write_extension(tmp_path, DIALOG_EXTENSION)))
+    client = await start_rpc(None, "-e", str(write_extension(tmp_path, "ui_ext.py", DIALOG_EXTENSION)))
     command = run_command(client, "/ask 0.3")
     request = await next_ui_request(client, "confirm")
     assert request["timeout"] == 300
@@ -175,7 +169,7 @@ async def test_a_dialog_nobody_answers_times_out_as_cancelled(start_rpc: StartRp
 
 
 async def test_abort_cancels_open_dialogs(start_rpc: StartRpc, tmp_path: Path) -> None:
-    client = await start_rpc(None, "-e", str(write_extension(tmp_path, DIALOG_EXTENSION)))
+    client = await start_rpc(None, "-e", str(write_extension(tmp_path, "ui_ext.py", DIALOG_EXTENSION)))
     command = run_command(client, "/ask")
     request = await next_ui_request(client, "confirm")
     assert "timeout" not in request  # timeout=None: waits until answered or aborted
@@ -212,7 +206,7 @@ async def test_status_and_widget_removal_omit_their_text(start_rpc: StartRpc, tm
 
             atomic.register_command("show", show)
     """
-    client = await start_rpc(None, "-e", str(write_extension(tmp_path, body)))
+    client = await start_rpc(None, "-e", str(write_extension(tmp_path, "ui_ext.py", body)))
     await client.prompt("/show")
     await next_ui_request(client, "notify")
     wire = [{k: v for k, v in e.items() if k not in ("id", "extensionPath")} for e in ui_requests(client)]

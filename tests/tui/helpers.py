@@ -9,6 +9,7 @@ from typing import Any
 from atomic.core.engine.options import SessionOptions
 from atomic.core.providers.scripted import ScriptedProvider
 from atomic.tui.app import AtomicApp
+from tests import support
 
 
 def make_app(cwd: Path, responses: list[dict[str, Any]] | None = None, **options: Any) -> AtomicApp:
@@ -30,3 +31,14 @@ async def wait_for(predicate: Any, pilot: Any, timeout: float = 5.0) -> None:
 async def type_text(pilot: Any, text: str) -> None:
     pilot.app.editor.insert(text)
     await pilot.pause()
+
+
+async def submit(pilot: Any, text: str) -> None:
+    """Type `text` into the editor and press Enter (without waiting for the reply)."""
+    await type_text(pilot, text)
+    await pilot.press("enter")
+
+
+def user_texts(app: AtomicApp) -> list[str]:
+    """The text of each user message in the app's session, in order."""
+    return support.user_texts(app.session.messages())

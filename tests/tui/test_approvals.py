@@ -7,7 +7,7 @@ from typing import Any
 
 from atomic.core.messages import ToolResultMessage
 from atomic.tui.screens.approval_screen import ApprovalScreen
-from tests.tui.helpers import make_app, type_text, wait_for
+from tests.tui.helpers import make_app, submit, wait_for
 
 
 def bash(command: str, call_id: str) -> dict[str, Any]:
@@ -16,11 +16,6 @@ def bash(command: str, call_id: str) -> dict[str, Any]:
 
 def results(app: Any) -> list[ToolResultMessage]:
     return [m for m in app.session.messages() if isinstance(m, ToolResultMessage)]
-
-
-async def submit(pilot: Any, text: str) -> None:
-    await type_text(pilot, text)
-    await pilot.press("enter")
 
 
 async def test_y_allows_and_n_rejects(tmp_path: Path) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +9,8 @@ from textual.widgets import Input, TextArea
 
 from atomic.tui.screens.extension_dialogs import ConfirmDialog, EditorDialog, InputDialog, SelectDialog
 from tests.conftest import ROOT
-from tests.tui.helpers import make_app, type_text, wait_for
+from tests.support import write_extension
+from tests.tui.helpers import make_app, submit, type_text, wait_for
 
 EXAMPLE = ROOT / "examples" / "extensions" / "ask_first.py"
 
@@ -30,12 +30,6 @@ ASKING = """
 """
 
 
-def write_extension(tmp_path: Path, body: str) -> Path:
-    path = tmp_path / "asking.py"
-    path.write_text(textwrap.dedent(body), encoding="utf-8")
-    return path
-
-
 def results_of(app: Any, path: Path) -> list[Any]:
     for loaded in app.session.extensions.extensions:
         if Path(loaded.path) == path.resolve():
@@ -43,13 +37,8 @@ def results_of(app: Any, path: Path) -> list[Any]:
     raise AssertionError("extension not loaded")
 
 
-async def submit(pilot: Any, text: str) -> None:
-    await type_text(pilot, text)
-    await pilot.press("enter")
-
-
 async def test_confirm_is_a_modal_dialog_answered_with_keys(tmp_path: Path) -> None:
-    path = write_extension(tmp_path, ASKING)
+    path = write_extension(tmp_path, "asking.py", ASKING)
     app = make_app(tmp_path / "p", extensions=[str(path)])
     async with app.run_test(size=(100, 30)) as pilot:
         await submit(pilot, "/ask")
@@ -70,7 +59,7 @@ async def test_confirm_is_a_modal_dialog_answered_with_keys(tmp_path: Path) -> N
 
 
 async def test_a_timed_out_dialog_closes_itself(tmp_path: Path) -> None:
-    path = write_extension(tmp_path, ASKING)
+    path = write_extension(tmp_path, "asking.py", ASKING)
     app = make_app(tmp_path / "p", extensions=[str(path)])
     async with app.run_test(size=(100, 30)) as pilot:
         await submit(pilot, "/ask 1.0")  # a window wide enough to see the dialog on a loaded machine
@@ -83,7 +72,7 @@ async def test_a_timed_out_dialog_closes_itself(tmp_path: Path) -> None:
 
 
 async def test_abort_closes_an_open_dialog(tmp_path: Path) -> None:
-    path = write_extension(tmp_path, ASKING)
+    path = write_extension(tmp_path, "asking.py", ASKING)
     app = make_app(tmp_path / "p", extensions=[str(path)])
     async with app.run_test(size=(100, 30)) as pilot:
         await submit(pilot, "/pick")

@@ -6,15 +6,11 @@ from pathlib import Path
 
 from textual import events
 
-from atomic.core.messages import AssistantMessage, BashExecutionMessage, UserMessage, user_text
+from atomic.core.messages import AssistantMessage, BashExecutionMessage
 from atomic.tui.conversation import BashView, NoteMessage, UserMessageView
-from tests.tui.helpers import make_app, type_text, wait_for
+from tests.tui.helpers import make_app, type_text, user_texts, wait_for
 
 HANG = {"text": "Working on it", "hang": True}
-
-
-def user_texts(app) -> list[str]:
-    return [user_text(m) for m in app.session.messages() if isinstance(m, UserMessage)]
 
 
 async def test_esc_restores_queued_messages_in_order_before_typed_text_and_aborts(tmp_path: Path) -> None:

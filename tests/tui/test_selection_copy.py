@@ -1,5 +1,6 @@
 """Mouse selection of assistant text, thinking, tool output and code blocks; every copy also writes OSC 52;
-Ctrl+C with a selection copies it and never starts quitting; /copy keeps working."""
+Ctrl+C with a selection copies it and never starts quitting; /copy, Ctrl+Y (last reply) and Alt+Y (its code
+block) keep working."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 from textual.selection import SELECT_ALL
 from textual.widget import Widget
 
+from atomic.tui.app import AtomicApp
 from atomic.tui.conversation import AssistantText, ThinkingBlock
 from atomic.tui.tool_cards import ToolCard
 from tests.tui.helpers import make_app, type_text, wait_for
@@ -132,3 +134,27 @@ async def test_ctrl_c_copies_text_selected_in_the_editor(tmp_path: Path) -> None
         await pilot.press("ctrl+c")
         assert copied(written) == ["world"]
         assert app.editor.text == "hello world" and app.is_running
+
+
+REPLY_WITH_CODE = "Use this:\n\n```python\nprint('hi')\n```\n\nDone."
+
+
+def clipboard_of(app: AtomicApp) -> list[str]:
+    texts: list[str] = []
+    app.copy_to_clipboard = texts.append  # type: ignore[method-assign]
+    return texts
+
+
+async def test_ctrl_y_copies_the_last_reply_and_alt_y_its_code_block(tmp_path: Path) -> None:
+    app = make_app(tmp_path / "p", [{"text": REPLY_WITH_CODE}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        clipboard = clipboard_of(app)
+        await type_text(pilot, "code please")
+        await pilot.press("enter")
+        await wait_for(lambda: app.session.last_assistant_text() == REPLY_WITH_CODE, pilot)
+        await pilot.press("ctrl+y")
+        await wait_for(lambda: len(clipboard) == 1, pilot)
+        await pilot.press("alt+y")
+        await wait_for(lambda: len(clipboard) == 2, pilot)
+        assert clipboard == [REPLY_WITH_CODE, "print('hi')"]
+

@@ -1,4 +1,5 @@
-"""Tool cards driven through the real app: scripted tool calls run the real tools in a temp project."""
+"""Tool cards driven through the real app: scripted tool calls run the real tools in a temp project; Ctrl+O
+expands and collapses their output."""
 
 from __future__ import annotations
 
@@ -208,3 +209,25 @@ async def test_a_call_id_reused_in_a_later_turn_gets_its_own_card(tmp_path: Path
         await pilot.pause()
         first, second = cards(app)
         assert text_of(first._preview) == "first turn" and text_of(second._preview) == "second turn"
+
+
+async def test_ctrl_o_expands_and_collapses_tool_output(tmp_path: Path) -> None:
+    command = {"toolCalls": [{"name": "bash", "arguments": {"command": "seq 1 12; exit 3"}}]}
+    app = make_app(tmp_path / "p", [command, {"text": "done"}])
+    async with app.run_test(size=(100, 40)) as pilot:
+        await type_text(pilot, "go")
+        await pilot.press("enter")
+        await wait_for(lambda: not app.session.is_streaming and bool(app.conversation.query(ToolCard)), pilot)
+        await pilot.pause()
+        card = app.conversation.query_one(ToolCard)
+        collapsed_height = card.outer_size.height
+        assert card._preview.display and not card._full.display
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert card._full.display and not card._preview.display
+        assert card.outer_size.height > collapsed_height  # all 12 lines and the exit line show
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert card._preview.display and not card._full.display
+        assert card.outer_size.height == collapsed_height
+

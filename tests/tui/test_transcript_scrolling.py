@@ -1,4 +1,5 @@
-"""Reading a long transcript from the keyboard, and following the reply after sending while scrolled up."""
+"""Reading a long transcript from the keyboard, following the reply (after sending while scrolled up, and a
+first reply that outgrows the screen), and a short conversation starting at the top."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from atomic.core.messages import AssistantMessage
+from atomic.tui.conversation import StartupHeader
 from tests.tui.helpers import make_app, type_text, wait_for
 
 LONG_REPLY = {"text": "\n\n".join(f"Paragraph {i}: " + "words " * 20 for i in range(20))}
@@ -70,3 +72,39 @@ def _all() -> Any:
     from textual.selection import SELECT_ALL
 
     return SELECT_ALL
+
+
+async def test_the_view_follows_a_first_reply_that_outgrows_the_screen(tmp_path: Path) -> None:
+    reply = "\n\n".join(f"Paragraph {index} of a long first answer." for index in range(80))
+    app = make_app(tmp_path / "p", [{"text": reply, "chunkSize": 40, "delayMs": 2}])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await type_text(pilot, "a long answer please")
+        await pilot.press("enter")
+        await wait_for(lambda: app.conversation.max_scroll_y > 20, pilot)
+        await pilot.pause(0.2)
+        conversation = app.conversation
+        assert conversation.scroll_y >= conversation.max_scroll_y - 8  # following while it streams
+        await wait_for(lambda: not app.session.is_streaming, pilot)
+        await pilot.pause(0.2)
+        assert conversation.scroll_y == conversation.max_scroll_y
+        # Scrolled up by the user, the view stays where it was while more arrives.
+        conversation.scroll_to(y=5, animate=False, immediate=True)
+        await pilot.pause()
+        app.renderer.note("more output")
+        await pilot.pause(0.1)
+        assert conversation.scroll_y == 5
+
+
+
+async def test_short_conversation_starts_at_the_top(tmp_path: Path) -> None:
+    app = make_app(tmp_path / "p")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        header = app.conversation.query_one(StartupHeader)
+        assert header.region.y == app.conversation.region.y
+        for index in range(20):
+            app.renderer.note(f"line {index}")
+        await pilot.pause()
+        await pilot.pause()
+        assert app.conversation.scroll_y == app.conversation.max_scroll_y > 0
+

@@ -11,19 +11,14 @@ from pathlib import Path
 from typing import Any
 
 from atomic.core.engine.options import SessionOptions
-from atomic.core.messages import UserMessage, user_text
 from atomic.core.providers.scripted import ScriptedProvider
 from atomic.tui.app import AtomicApp
 from atomic.tui.editor import PromptEditor
-from tests.tui.helpers import make_app, type_text, wait_for
+from tests.tui.helpers import make_app, type_text, user_texts, wait_for
 from tests.tui.terminal_input import Terminal
 
 HANG = {"text": "Working on it", "hang": True}
 LONG_REPLY = {"text": "\n\n".join(f"Paragraph {i}: " + "words " * 20 for i in range(12))}
-
-
-def user_texts(app: Any) -> list[str]:
-    return [user_text(m) for m in app.session.messages() if isinstance(m, UserMessage)]
 
 
 async def test_click_in_transcript_keeps_typing_in_the_editor(tmp_path: Path) -> None:

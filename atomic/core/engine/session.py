@@ -231,6 +231,16 @@ class AgentSession:
     def registry(self) -> ModelRegistry:
         return self.models.registry
 
+    @property
+    def model_block(self) -> tuple[str, str] | None:
+        """(reason, message) while the saved default model cannot be used and none was chosen."""
+        return self.models.model_block
+
+    @property
+    def scoped(self) -> list[tuple[Model, str | None]]:
+        """The models (and levels) cycling goes through (--models or enabledModels)."""
+        return self.models.scoped
+
     def all_models(self) -> list[Model]:
         return self.models.all_models()
 
