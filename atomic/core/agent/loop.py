@@ -33,12 +33,6 @@ from atomic.core.providers.base import ProviderError
 # progress would otherwise loop forever).
 MAX_PAUSE_CONTINUATIONS = 20
 
-OVERFLOW_FAILED = (
-    "Context overflow recovery failed after one compact-and-retry attempt. "
-    "Try reducing context or switching to a larger-context model."
-)
-
-
 def user_message_from(item: QueuedMessage) -> UserMessage:
     if item.images:
         blocks: list[TextContent | ImageContent] = [TextContent(text=item.text), *item.images]
@@ -207,8 +201,8 @@ class AgentRun:
             more_tools = True
             while more_tools or pending:
                 host.emit(TurnStart())
-                for message in pending:
-                    self._add(message)
+                for queued in pending:
+                    self._add(queued)
                 pending = []
                 message = await self._turn_with_retries()
                 if message.stop_reason in ("error", "aborted"):

@@ -26,7 +26,7 @@ async def _prepare(host: LoopHost, call: ToolCall) -> tuple[dict[str, Any], str 
     args = dict(call.arguments)
     if "__invalid_json__" in args:
         return args, f"Invalid tool arguments (not valid JSON): {args['__invalid_json__'][:500]}"
-    payload = {"toolName": call.name, "toolCallId": call.id, "input": args}
+    payload: dict[str, Any] = {"toolName": call.name, "toolCallId": call.id, "input": args}
     for result in await host.hooks.emit("tool_call", payload):
         if isinstance(result, dict) and result.get("block"):
             return args, str(result.get("reason") or "Tool execution was blocked")

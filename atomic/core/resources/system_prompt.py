@@ -135,9 +135,8 @@ def build_system_prompt(
     if custom_prompt is not None:
         base = read_text_or_file(custom_prompt, cwd)
     else:
-        base = _read_optional(system_file)
-        if base is None:
-            base = default_system_prompt(tools, tool_guidelines)
+        found = _read_optional(system_file)
+        base = found if found is not None else default_system_prompt(tools, tool_guidelines)
 
     if append_prompts:
         appended = [read_text_or_file(value, cwd) for value in append_prompts]
