@@ -183,7 +183,7 @@ class CompactionRunner:
             emit(CompactionEnd(reason=reason, result=None, aborted=True))
             raise
         except Exception as exc:
-            # Provider SDK errors carry their text in `message`; str() of them adds the status line.
+            # foreign: provider SDK errors carry their text in `message`; str() of them adds the status line.
             message = getattr(exc, "message", None) or str(exc)
             prefix = _FAILURE_PREFIX.get(reason, "Context overflow recovery failed")
             emit(

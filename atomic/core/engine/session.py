@@ -173,6 +173,10 @@ class AgentSession:
         self.active_tool_names = list(names)
         self.refresh_system_prompt()
 
+    def set_editor_files(self, files: EditorFiles | None) -> None:
+        """Read and write files through the client (ACP's fs methods) instead of the disk."""
+        self.editor_files = files
+
     def attach_extensions(self, runtime: ExtensionRuntime) -> None:
         self.extensions = runtime
 
