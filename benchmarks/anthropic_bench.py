@@ -112,10 +112,13 @@ def write_agent_dir(port: int) -> Path:
 
 
 PRELOAD = ""
+SRC: str | None = None  # --src: another checkout, run through PYTHONPATH
 
 
 def spawn(agent: Path) -> subprocess.Popen[bytes]:
     env = dict(os.environ, ATOMIC_CODING_AGENT_DIR=str(agent))
+    if SRC:
+        env["PYTHONPATH"] = SRC
     args = ["--mode", "rpc", "--provider", "bench", "--model", "bench-model", "--no-session"]
     if PRELOAD:
         # Run this before the CLI starts: what a finished provider warm-up leaves loaded.
@@ -123,7 +126,8 @@ def spawn(agent: Path) -> subprocess.Popen[bytes]:
         command = [sys.executable, "-c", code]
     else:
         command = [sys.executable, "-m", "atomic", *args]
-    return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+    # Started in the agent folder: `-m atomic` puts the working folder first on sys.path.
+    return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=agent)
 
 
 def cpu_seconds(pid: int) -> float:
@@ -179,7 +183,10 @@ def main() -> None:
     parser.add_argument("--delay", type=float, default=2.0)
     parser.add_argument("--skip-first-prompt", action="store_true")
     parser.add_argument("--preload", default="", help="Python statements run before the CLI, e.g. a warm-up")
+    parser.add_argument("--src", help="run the package from this folder instead (PYTHONPATH)")
     args = parser.parse_args()
+    global SRC
+    SRC = args.src
     global PRELOAD
     PRELOAD = args.preload
     server = Server()

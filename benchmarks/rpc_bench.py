@@ -1,6 +1,6 @@
 """RPC mode figures: start-up to first response, memory, and streaming throughput.
 
-Run: .venv/bin/python benchmarks/rpc_bench.py [--deltas 20000] [--runs 5]
+Run: .venv/bin/python benchmarks/rpc_bench.py [--deltas 20000] [--runs 5]   (PYTHONPATH=<old checkout> for another version)
 
 Prints
 - time from process start to the first `get_state` response (median of --runs), and the CPU time the
@@ -86,10 +86,12 @@ def peak_rss_kb(pid: int) -> int:
 
 def spawn(agent: Path) -> subprocess.Popen[bytes]:
     env = dict(os.environ, ATOMIC_CODING_AGENT_DIR=str(agent))
+    # Started in the agent folder: `-m atomic` puts the working folder first on sys.path, so a
+    # checkout as the working folder would shadow PYTHONPATH (how an older checkout is run).
     return subprocess.Popen(
         [sys.executable, "-m", "atomic", "--mode", "rpc", "--provider", "bench", "--model", "bench-model",
          "--no-session"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=agent,
     )
 
 
@@ -123,6 +125,9 @@ def precompile() -> None:
     import atomic
 
     compileall.compile_dir(str(Path(atomic.__file__).parent), quiet=1)
+    for folder in os.environ.get("PYTHONPATH", "").split(os.pathsep):
+        if folder and (Path(folder) / "atomic").is_dir():
+            compileall.compile_dir(str(Path(folder) / "atomic"), quiet=1)
 
 
 def main() -> None:

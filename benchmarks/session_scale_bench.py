@@ -237,6 +237,7 @@ async def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--timeout", type=float, default=120.0)
     parser.add_argument("--no-export", action="store_true", help="skip export_html (the slowest figure)")
+    parser.add_argument("--src", help="run the package from this folder instead (PYTHONPATH), e.g. an old checkout")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="atomic-scale-") as folder:
         root = Path(folder)
@@ -246,6 +247,8 @@ async def main() -> None:
         agent.mkdir()
         env = dict(os.environ, ATOMIC_CODING_AGENT_DIR=str(agent), HOME=str(root))
         env.pop("ATOMIC_SCRIPT", None)
+        if args.src:
+            env["PYTHONPATH"] = args.src
         big = root / "big.jsonl"
         generate(big, args.entries, work)
         chain = None

@@ -120,12 +120,18 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS  # utime + stime
 
 
+SRC: str | None = None  # --src: another checkout, run through PYTHONPATH
+
+
 def one_run(agent: Path, api: str) -> tuple[int, float]:
     env = dict(os.environ, ATOMIC_CODING_AGENT_DIR=str(agent))
+    if SRC:
+        env["PYTHONPATH"] = SRC
+    # Started in the agent folder: `-m atomic` puts the working folder first on sys.path.
     proc = subprocess.Popen(
         [sys.executable, "-m", "atomic", "--mode", "rpc", "--provider", f"bench-{api}", "--model", "bench-model",
          "--no-session"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=agent,
     )
     assert proc.stdin and proc.stdout
     proc.stdin.write(b'{"id":"p","type":"prompt","message":"stream please"}\n')
@@ -150,7 +156,10 @@ def main() -> None:
     parser.add_argument("--api", nargs="+", default=["completions", "responses"], choices=["completions", "responses"])
     parser.add_argument("--deltas", nargs="+", type=int, default=[20000, 200000])
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--src", help="run the package from this folder instead (PYTHONPATH)")
     args = parser.parse_args()
+    global SRC
+    SRC = args.src
     server = Server()
     agent = write_agent_dir(server.port)
     for api in args.api:

@@ -68,6 +68,22 @@ class ProjectTrust:
         return f"{self.cwd}: {state} ({why})"
 
 
+def trust_change_message(new: ProjectTrust, *, was_trusted: bool, loaded_project_extensions: list[str]) -> str:
+    """What an interactive frontend says after the user changed the decision in a running session.
+
+    Python cannot unload an imported module (its hooks, tools and commands stay registered), so a
+    project's extensions keep running after trust is withdrawn; everything else the project brings
+    is dropped at once. The message says so, naming the extensions, so nobody believes them gone."""
+    message = f"Project trust: {new.describe()}"
+    if was_trusted and not new.trusted and loaded_project_extensions:
+        message += (
+            f". The project's extensions already loaded ({', '.join(loaded_project_extensions)}) keep running "
+            "in this session: withdrawing trust unloads them only when you restart Atomic. Its settings, "
+            "skills, prompt templates, context files and MCP servers are no longer used"
+        )
+    return message
+
+
 class TrustStore:
     """Decisions saved per folder in `<agent dir>/trust.json`: `{"folders": {"/abs": {"trusted": bool}}}`."""
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from atomic.core.engine.project_trust import apply_project_trust, skipped_offer
+from atomic.core.extensions.loader import project_extension_paths
 from atomic.core.project_offer import project_offer
-from atomic.core.trust import ProjectTrust, TrustStore, resolve_trust
+from atomic.core.trust import ProjectTrust, TrustStore, resolve_trust, trust_change_message
 from atomic.tui.screens.trust_screen import TrustChoice, TrustScreen
 
 if TYPE_CHECKING:
@@ -83,7 +85,10 @@ async def apply_choice(app: AtomicApp, choice: TrustChoice) -> None:
         session.mcp.set_notice_sink(lambda line: app.notify(line, severity="warning", timeout=8))
     app.apply_settings()
     app.after_state_change()
-    message = f"Project trust: {new.describe()}"
-    if was_trusted and not new.trusted and session.extensions is not None and session.extensions.extensions:
-        message += ". Extensions already loaded stay until Atomic restarts"
-    app.notify(message)
+    project = {str(path.resolve()) for path in project_extension_paths(session.cwd)}
+    loaded = [Path(e.path).name for e in session.extensions.extensions if e.path in project] if session.extensions else []
+    message = trust_change_message(new, was_trusted=was_trusted, loaded_project_extensions=loaded)
+    if was_trusted and not new.trusted and loaded:
+        app.notify(message, severity="warning", timeout=12)  # long: the user must not miss it
+    else:
+        app.notify(message)

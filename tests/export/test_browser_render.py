@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from atomic.core.export import write_session_html
+from atomic.core.export import markdown_render, write_session_html
 from tests.export.html_probe import probe
 from tests.export.session_fixture import ACTIVE_LEAF, HEADER, IMG_PAYLOAD, SCRIPT_PAYLOAD, build_entries
 
@@ -82,3 +82,21 @@ def test_exported_page_in_chromium_shows_text_and_runs_nothing_injected(tmp_path
     # Our own small script did run (the CSP hash admits it): the toolbar is revealed.
     toolbar = [e for e in dom.tags("div") if e.attrs.get("id") == "toolbar"]
     assert toolbar and "hidden" not in toolbar[0].attrs
+
+
+def test_blocks_left_to_the_browser_are_coloured_by_the_page_script(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    browser = chromium_path()
+    # No server-side budget: every code block is left to the page's script.
+    monkeypatch.setattr(markdown_render, "HIGHLIGHT_BUDGET_CHARS", 0)
+    page = tmp_path / "export.html"
+    write_session_html(page, header=HEADER, entries=build_entries(), leaf_id=ACTIVE_LEAF)
+    assert 'data-hl="py"' in page.read_text()
+    html = dump_dom(browser, page, tmp_path / "profile")
+    assert "data-hl=" not in html
+    assert '<span class="k">def</span> hello():\n    <span class="k">return</span> <span class="s">\'&lt;script&gt;\'</span>' in html
+    # The text a reader sees is unchanged, and the painting added no element but spans.
+    dom = probe(html)
+    assert "def hello():\n    return '<script>'" in dom.text
+    assert [s.attrs.get("id") for s in dom.tags("script")] == ["atomic-export-script"]

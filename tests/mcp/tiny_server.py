@@ -7,6 +7,8 @@
     python tiny_server.py --garbage            prints junk on stdout and never answers
     python tiny_server.py --slow-start SECONDS waits before serving
     python tiny_server.py --many N             N extra tools with long descriptions (tool search)
+
+The `grow` and `shrink` tools change the tool list at runtime and send `tools/list_changed`.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ if "--garbage" in sys.argv:
     print("this is not json-rpc", flush=True)
     time.sleep(3600)
 
-from mcp.server.mcpserver import MCPServer  # noqa: E402
+from mcp.server.mcpserver import Context, MCPServer  # noqa: E402
 from mcp.types import ImageContent, TextContent  # noqa: E402
 
 server = MCPServer("tiny")
@@ -75,6 +77,26 @@ def picture() -> list[TextContent | ImageContent]:
 def weather(city: str) -> dict[str, object]:
     """Structured weather for a city."""
     return {"city": city, "celsius": 21}
+
+
+@server.tool()
+async def grow(name: str, ctx: Context) -> str:
+    """Add a tool named `extra_<name>` at runtime and tell the client (notifications/tools/list_changed)."""
+
+    def extra(value: str) -> str:
+        return f"{name} says {value}"
+
+    server.add_tool(extra, name=f"extra_{name}", description=f"Added at runtime by grow({name}).")
+    await ctx.session.send_tool_list_changed()
+    return f"added extra_{name}"
+
+
+@server.tool()
+async def shrink(name: str, ctx: Context) -> str:
+    """Remove a tool at runtime and tell the client."""
+    server.remove_tool(name)
+    await ctx.session.send_tool_list_changed()
+    return f"removed {name}"
 
 
 def add_many(count: int) -> None:

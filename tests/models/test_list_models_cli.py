@@ -22,6 +22,17 @@ def test_list_models_shows_context_output_price_and_capabilities(capsys: pytest.
     assert ["anthropic", "claude-opus-4-6", "1M", "128K", "5/25", "yes", "yes"] in rows
 
 
+def test_list_models_names_retired_and_deprecated_models(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--list-models", "sonnet"]) == 0
+    rows = _rows(capsys.readouterr().out)
+    assert rows[0][-1] == "status"
+    assert ["anthropic", "claude-sonnet-4-5", "200K", "64K", "3/15", "yes", "yes", "retired"] in rows
+    # A current model has nothing in the column.
+    assert ["anthropic", "claude-sonnet-4-6", "1M", "128K", "3/15", "yes", "yes"] in rows
+    assert main(["--list-models", "gpt-5-nano"]) == 0
+    assert _rows(capsys.readouterr().out)[1][-1] == "deprecated"
+
+
 def test_list_models_marks_local_models_free(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--list-models", "ollama llama3.1"]) == 0
     assert ["ollama", "llama3.1:8b", "131.1K", "16.4K", "-", "no", "no"] in _rows(capsys.readouterr().out)

@@ -1,4 +1,4 @@
-"""Reading a session's entry tree for export: the active branch, labels, name and usage totals.
+"""Reading a session's entry tree for export: the active branch, labels and usage totals.
 
 Entries are the session file's dicts in wire form (camelCase keys). Nothing here trusts their
 shape: a malformed field is skipped rather than failing the whole export.
@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from atomic.core.session import tree
+
 
 def active_branch(entries: list[dict[str, Any]], leaf_id: str | None) -> list[dict[str, Any]]:
     """The entries from the root to `leaf_id`, in reading order.
@@ -16,49 +18,19 @@ def active_branch(entries: list[dict[str, Any]], leaf_id: str | None) -> list[di
     `leaf_id=None` means the leaf a freshly loaded session has: the last entry in the file.
     Abandoned branches (entries not on the leaf's parent chain) are left out.
     """
-    by_id = {entry["id"]: entry for entry in entries if isinstance(entry.get("id"), str)}
+    by_id = tree.index_by_id(entries)
     if leaf_id is None:
         if not entries:
             return []
         leaf_id = entries[-1].get("id")
-    if leaf_id not in by_id:
+    if not isinstance(leaf_id, str) or leaf_id not in by_id:
         raise ValueError(f"Unknown leaf entry id: {leaf_id}")
-    path: list[dict[str, Any]] = []
-    seen: set[str] = set()
-    current: str | None = leaf_id
-    # `seen` guards against a corrupt file whose parentIds form a cycle.
-    while current is not None and current in by_id and current not in seen:
-        seen.add(current)
-        entry = by_id[current]
-        path.append(entry)
-        parent = entry.get("parentId")
-        current = parent if isinstance(parent, str) else None
-    path.reverse()
-    return path
+    return tree.active_branch(by_id, leaf_id, tree.entry_parent)
 
 
 def labels_by_target(entries: list[dict[str, Any]]) -> dict[str, str]:
     """The current label of each labelled entry: the latest `label` entry wins, empty clears."""
-    labels: dict[str, str] = {}
-    for entry in entries:
-        if entry.get("type") != "label" or not isinstance(entry.get("targetId"), str):
-            continue
-        label = entry.get("label")
-        if isinstance(label, str) and label:
-            labels[entry["targetId"]] = label
-        else:
-            labels.pop(entry["targetId"], None)
-    return labels
-
-
-def session_name(entries: list[dict[str, Any]]) -> str | None:
-    """The latest `session_info` name, or None when unnamed (an empty name clears it)."""
-    name: str | None = None
-    for entry in entries:
-        if entry.get("type") == "session_info":
-            value = entry.get("name")
-            name = value.strip() if isinstance(value, str) and value.strip() else None
-    return name
+    return {target: label for target, (label, _stamp) in tree.labels_by_target(entries).items()}
 
 
 def has_messages(entries: list[dict[str, Any]]) -> bool:

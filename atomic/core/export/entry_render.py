@@ -68,7 +68,7 @@ class BranchRenderer:
     # ------------------------------------------------------------------ framing
 
     def _card(self, entry: dict[str, Any], kind: str, title: str, body: str, meta: str = "") -> str:
-        entry_id = entry.get("id") if isinstance(entry.get("id"), str) else ""
+        entry_id = value if isinstance(value := entry.get("id"), str) else ""
         label = self.labels.get(entry_id)
         label_html = f'<span class="badge label">{escape(label)}</span>' if label else ""
         when = format_time(entry.get("timestamp"))
@@ -124,7 +124,7 @@ class BranchRenderer:
             ):
                 return ""  # already shown inside its call
             name = message.get("toolName") if isinstance(message.get("toolName"), str) else "tool"
-            call = {"name": name, "arguments": {}}
+            call: dict[str, Any] = {"name": name, "arguments": {}}
             return self._card(entry, "tool", f"Tool result: {name}", tool_call_html(call, message))
         if role == "bashExecution":
             return self._card(entry, "bash", "Shell", bash_execution_html(message))
@@ -139,7 +139,7 @@ class BranchRenderer:
 
     def _assistant_html(self, entry: dict[str, Any], message: dict[str, Any]) -> str:
         parts: list[str] = []
-        content = message.get("content") if isinstance(message.get("content"), list) else []
+        content = value if isinstance(value := message.get("content"), list) else []
         for block in content:
             if not isinstance(block, dict):
                 continue
@@ -168,7 +168,7 @@ class BranchRenderer:
     def _thinking_html(block: dict[str, Any]) -> str:
         if block.get("redacted"):
             return '<details class="thinking"><summary>Thinking (redacted)</summary></details>'
-        text = block.get("thinking") if isinstance(block.get("thinking"), str) else ""
+        text = value if isinstance(value := block.get("thinking"), str) else ""
         if not text.strip():
             return ""
         return (
@@ -182,7 +182,7 @@ class BranchRenderer:
         model = model_label(message.get("provider"), message.get("model"))
         if model:
             bits.append(f"<code>{escape(model)}</code>")
-        usage = message.get("usage") if isinstance(message.get("usage"), dict) else {}
+        usage = value if isinstance(value := message.get("usage"), dict) else {}
         names = (
             ("input", "in"),
             ("output", "out"),
@@ -193,7 +193,7 @@ class BranchRenderer:
             value = usage.get(key)
             if isinstance(value, int) and not isinstance(value, bool) and value:
                 bits.append(f"{escape(label)} {format_tokens(value)}")
-        cost = usage.get("cost") if isinstance(usage.get("cost"), dict) else {}
+        cost = value if isinstance(value := usage.get("cost"), dict) else {}
         total = cost.get("total")
         if isinstance(total, (int, float)) and not isinstance(total, bool) and total:
             bits.append(escape(format_cost(float(total))))

@@ -21,12 +21,18 @@ from atomic.core.export.branch import (
     active_branch,
     has_messages,
     labels_by_target,
-    session_name,
     usage_totals,
 )
 from atomic.core.export.entry_render import BranchRenderer, format_cost, format_time, format_tokens
-from atomic.core.export.markdown_render import code_block, escape, pygments_css, render_markdown
+from atomic.core.export.markdown_render import (
+    code_block,
+    escape,
+    highlight_budget,
+    pygments_css,
+    render_markdown,
+)
 from atomic.core.export.style import PAGE_CSS, PAGE_SCRIPT
+from atomic.core.session.tree import session_name
 
 IN_MEMORY_ERROR = "Cannot export in-memory session to HTML"
 EMPTY_ERROR = "Nothing to export yet - start a conversation first"
@@ -118,7 +124,7 @@ def _context_html(system_prompt: str | None, tools: list[dict[str, Any]] | None)
             if not isinstance(tool, dict):
                 continue
             name = tool.get("name") if isinstance(tool.get("name"), str) else "tool"
-            description = tool.get("description") if isinstance(tool.get("description"), str) else ""
+            description = value if isinstance(value := tool.get("description"), str) else ""
             parameters = tool.get("parameters")
             params_html = (
                 code_block(json.dumps(parameters, indent=2, ensure_ascii=False, default=str), "json")
@@ -182,10 +188,12 @@ def export_session_html(
     heading = title or name or (f"Atomic session {session_id[:8]}" if session_id else "Atomic session")
     page_title = heading if heading.startswith("Atomic") else f"{heading} - Atomic session"
 
-    conversation = BranchRenderer(branch, labels_by_target(entries)).render(branch)
+    with highlight_budget():
+        context = _context_html(system_prompt, tools)
+        conversation = BranchRenderer(branch, labels_by_target(entries)).render(branch)
     body = (
         _header_html(header, heading, len(branch), len(entries))
-        + _context_html(system_prompt, tools)
+        + context
         + f'<section class="conversation">{conversation}</section>'
         + _totals_html(usage_totals(branch), usage_totals(entries))
     )

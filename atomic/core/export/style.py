@@ -97,8 +97,10 @@ footer.totals ul { margin: 0 0 8px; padding-left: 20px; }
 @media print { .toolbar { display: none; } details { break-inside: avoid; } }
 """
 
-# Only niceties: the page reads fully without it. It reveals the toolbar and wires its buttons.
-PAGE_SCRIPT = """
+# Only niceties: the page reads fully without it. It reveals the toolbar and wires its buttons, and
+# colours the code blocks a big export left to the browser (markdown_render.HIGHLIGHT_BUDGET_CHARS).
+# A raw string: the highlighter's regular expressions below are JavaScript, backslashes and all.
+PAGE_SCRIPT = r"""
 (function () {
   var bar = document.getElementById("toolbar");
   if (!bar) { return; }
@@ -109,5 +111,56 @@ PAGE_SCRIPT = """
   }
   document.getElementById("expand-all").addEventListener("click", function () { setAll(true); });
   document.getElementById("collapse-all").addEventListener("click", function () { setAll(false); });
+})();
+(function () {
+  var KEYWORDS = {
+    py: "and as assert async await break class continue def del elif else except finally for from global if import "
+      + "in is lambda nonlocal not or pass raise return try while with yield match case",
+    c: "abstract as async await break case catch class const continue default defer delete do else enum export "
+      + "extends final finally fn for func function go if impl implements import in instanceof interface let loop "
+      + "match mod mut namespace new package private protected pub public return static struct super switch this "
+      + "throw throws trait try type typeof use var void where while yield int char float double long short "
+      + "unsigned bool boolean string u8 u16 u32 u64 i8 i16 i32 i64 f32 f64 usize isize",
+    sh: "if then else elif fi for while until do done case esac in function return local export exit set unset",
+    json: ""
+  };
+  var CONSTANTS = " true false null None True False nil undefined ";
+  // Groups: 1 comment, 2 string, 3 number, 4 word.
+  var PATTERNS = {
+    py: /(#[^\n]*)|("{3}[\s\S]*?"{3}|'{3}[\s\S]*?'{3}|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*')|(\b\d[\w.]*)|([A-Za-z_]\w*)/g,
+    c: /(\/\/[^\n]*|\/\*[\s\S]*?\*\/)|("(?:\\.|[^"\\\n])*"|`(?:\\.|[^`\\])*`)|(\b\d[\w.]*)|([A-Za-z_$]\w*)/g,
+    sh: /((?:^|[ \t])#[^\n]*)|("(?:\\.|[^"\\])*"|'[^'\n]*')|(\b\d+\b)|([A-Za-z_][\w-]*)/gm,
+    json: /(\/\/[^\n]*)|("(?:\\.|[^"\\\n])*")|(-?\b\d[\d.eE+-]*)|([a-z]+)/g
+  };
+  function esc(text) { return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;"); }
+  function span(cls, text) { return '<span class="' + cls + '">' + esc(text) + "</span>"; }
+  // Code blocks past the export's server-side highlighting budget (data-hl: the language family)
+  // are coloured here with the same token classes, so the page's stylesheet applies to both.
+  function paint(el) {
+    var family = el.getAttribute("data-hl"), re = PATTERNS[family], words = " " + KEYWORDS[family] + " ";
+    var text = el.textContent, out = "", last = 0, m;
+    el.removeAttribute("data-hl");
+    if (!re) { return; }
+    re.lastIndex = 0;
+    while ((m = re.exec(text)) !== null) {
+      if (m[0] === "") { re.lastIndex++; continue; }
+      out += esc(text.slice(last, m.index));
+      if (m[1]) { out += span("c", m[0]); }
+      else if (m[2]) { out += span("s", m[0]); }
+      else if (m[3]) { out += span("m", m[0]); }
+      else if (CONSTANTS.indexOf(" " + m[0] + " ") >= 0) { out += span("kc", m[0]); }
+      else if (words.indexOf(" " + m[0] + " ") >= 0) { out += span("k", m[0]); }
+      else { out += esc(m[0]); }
+      last = re.lastIndex;
+    }
+    el.innerHTML = out + esc(text.slice(last));
+  }
+  var todo = document.querySelectorAll("code[data-hl]"), next = 0;
+  // In slices, so a page with thousands of blocks stays responsive while they are coloured.
+  function slice() {
+    for (var end = Math.min(next + 200, todo.length); next < end; next++) { paint(todo[next]); }
+    if (next < todo.length) { setTimeout(slice, 0); }
+  }
+  slice();
 })();
 """

@@ -147,7 +147,7 @@ def tool_result_html(result: dict[str, Any], tool_name: str, args: dict[str, Any
 def tool_call_html(call: dict[str, Any], result: dict[str, Any] | None) -> str:
     """One tool call card with its result nested inside (or a note that none arrived)."""
     name = _text(call.get("name")) or "tool"
-    args = call.get("arguments") if isinstance(call.get("arguments"), dict) else {}
+    args = value if isinstance(value := call.get("arguments"), dict) else {}
     summary = _args_summary(name, args)
     status = ""
     if result is None:

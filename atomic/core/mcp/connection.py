@@ -27,6 +27,8 @@ McpStatus = Literal["starting", "connected", "failed", "crashed", "stopped"]
 MISSING_SDK = "the MCP client is not installed: pip install 'atomic-agent[mcp]' (or pip install mcp)"
 CONNECTION_CLOSED = -32000
 LOG_LIMIT_BYTES = 1_000_000
+# How long a call that changed the server's tools waits for their new list.
+TOOLS_REFRESH_WAIT_S = 10.0
 
 _sdk: Any = None
 _sdk_lock: asyncio.Lock | None = None
@@ -121,12 +123,22 @@ class McpConnection:
         self.tools: list[McpToolInfo] = []
         # Bumped whenever `tools` is replaced, so the manager rebuilds its tool objects.
         self.generation = 0
+        # How often the server said its tools changed (`notifications/tools/list_changed`) and
+        # the list was fetched again.
+        self.tool_refreshes = 0
         self.server_name: str | None = None
         self.restarts = 0
         self._client: Any = None
         self._task: asyncio.Task[None] | None = None
         self._ready = asyncio.Event()
         self._stop = asyncio.Event()
+        # Set by the SDK's message handler; the serving task re-lists the tools. The handler runs in
+        # the session's receive loop, which must stay free to deliver the `tools/list` answer.
+        self._tools_changed = asyncio.Event()
+        # Clear while a change is announced but not listed yet: a call that made the server change its
+        # tools waits for the new list, so the agent's next request already offers them.
+        self._tools_current = asyncio.Event()
+        self._tools_current.set()
         self._log: IO[str] | None = None
         # Told when a start fails (the manager turns it into a one-line notice).
         self.on_failed: Callable[[McpConnection], None] | None = None
@@ -150,6 +162,8 @@ class McpConnection:
         self.error = None
         self._ready = asyncio.Event()
         self._stop = asyncio.Event()
+        self._tools_changed = asyncio.Event()
+        self._tools_current.set()
         self._task = asyncio.ensure_future(self._serve())
 
     async def wait_ready(self, timeout_s: float | None = None) -> None:
@@ -196,7 +210,10 @@ class McpConnection:
                 self._client = client
                 self.status = "connected"
                 self._ready.set()
-                await self._stop.wait()
+                while await self._next_event():
+                    await self._refresh_tools(client)
+                    if not self._tools_changed.is_set():
+                        self._tools_current.set()
         except asyncio.CancelledError:
             self.status = "stopped"
             raise
@@ -214,9 +231,48 @@ class McpConnection:
         finally:
             self._client = None
             self._ready.set()
+            self._tools_current.set()  # nothing will be listed any more; nobody waits for it
             if self._log is not None:
                 self._log.close()
                 self._log = None
+
+    async def _next_event(self) -> bool:
+        """Wait for a stop (False) or a tool-list change (True)."""
+        if not self._stop.is_set() and not self._tools_changed.is_set():
+            stop = asyncio.ensure_future(self._stop.wait())
+            changed = asyncio.ensure_future(self._tools_changed.wait())
+            try:
+                await asyncio.wait((stop, changed), return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                stop.cancel()
+                changed.cancel()
+        if self._stop.is_set():
+            return False
+        self._tools_changed.clear()
+        return True
+
+    async def _refresh_tools(self, client: Any) -> None:
+        # A failed re-list keeps the old tools: a call to a vanished tool gets the server's own error,
+        # and a dead connection is noticed by the next call, which restarts the server.
+        try:
+            async with asyncio.timeout(self.startup_timeout_s):
+                tools = await self._list_tools(client)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            self._write_log(f"tools/list after tools/list_changed failed: {describe_error(exc)}")
+            return
+        self.tools = tools
+        self.generation += 1
+        self.tool_refreshes += 1
+        self._write_log(f"tools changed: now {len(tools)} ({', '.join(t.name for t in tools)})")
+
+    async def _on_message(self, message: Any) -> None:
+        """The SDK's message handler: server notifications (and transport errors, ignored here)."""
+        sdk = _sdk
+        if sdk is not None and isinstance(message, sdk.types.ToolListChangedNotification):
+            self._tools_current.clear()
+            self._tools_changed.set()
 
     def _client_for(self, sdk: Any) -> Any:
         config = self.config
@@ -235,9 +291,10 @@ class McpConnection:
         else:
             http = sdk.shared._httpx_utils.create_mcp_http_client(headers=dict(config.headers) or None)
             transport = sdk.client.streamable_http.streamable_http_client(config.url or "", http_client=http)
-            return _OwnsHttpClient(sdk.Client(transport, mode="legacy", client_info=info), http)
+            client = sdk.Client(transport, mode="legacy", client_info=info, message_handler=self._on_message)
+            return _OwnsHttpClient(client, http)
         # "legacy" is the initialize handshake every deployed server speaks; no discovery probe.
-        return sdk.Client(transport, mode="legacy", client_info=info)
+        return sdk.Client(transport, mode="legacy", client_info=info, message_handler=self._on_message)
 
     async def _list_tools(self, client: Any) -> list[McpToolInfo]:
         tools: list[McpToolInfo] = []
@@ -280,6 +337,12 @@ class McpConnection:
                     f"MCP server {self.name} stopped ({self.error}); it will be restarted on the next call"
                 ) from None
             raise McpError(f"MCP server {self.name}: {describe_error(exc)}") from None
+        if not self._tools_current.is_set():
+            # The call changed the server's tools (the notification comes before the answer on the
+            # same stream); wait briefly for the new list rather than offer a stale one next step.
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(min(timeout_s, TOOLS_REFRESH_WAIT_S)):
+                    await self._tools_current.wait()
         return result.model_dump(mode="json", by_alias=True, exclude_none=True)
 
     async def _mark_crashed(self, reason: str) -> None:

@@ -12,7 +12,9 @@ from typing import Any
 # Provenance of each figure, kept next to the data in catalog.json. It is documentation for people
 # and for the catalog test; models are built without it, and models.json never needs it.
 FIGURES = ("contextWindow", "maxTokens", "cost", "reasoning", "input")
-_PROVENANCE_KEYS = ("source", "sources", "checked", "note")
+_PROVENANCE_KEYS = ("source", "sources", "checked", "confirmed", "status", "note")
+# A provider's word on a model's lifecycle; any other value in catalog.json is a mistake.
+MODEL_STATUSES = ("deprecated", "retired")
 
 
 @dataclass(frozen=True)
@@ -22,6 +24,10 @@ class ModelProvenance:
     sources: dict[str, str]
     checked: str | None
     note: str | None
+    # The figures that were re-read on the provider's page on the `checked` date; the others are
+    # carried over from an earlier pass and the note says why.
+    confirmed: tuple[str, ...] = ()
+    status: str | None = None
 
     def source_for(self, figure: str) -> str | None:
         return self.sources.get(figure)
@@ -89,10 +95,14 @@ def _provenance(model: dict[str, Any]) -> ModelProvenance:
     }
     checked = model.get("checked")
     note = model.get("note")
+    confirmed = model.get("confirmed")
+    status = model.get("status")
     return ModelProvenance(
         sources=sources,
         checked=checked if isinstance(checked, str) else None,
         note=note if isinstance(note, str) else None,
+        confirmed=tuple(f for f in confirmed if isinstance(f, str)) if isinstance(confirmed, list) else (),
+        status=status if isinstance(status, str) else None,
     )
 
 

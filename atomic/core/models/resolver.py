@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from atomic.core.model_types import Model
+from atomic.core.models.catalog import builtin_model_provenance
 from atomic.core.models.registry import ModelRegistry
 from atomic.core.providers.base import THINKING_LEVELS
 
@@ -281,8 +282,8 @@ def format_models_table(models: Sequence[Model], search: str | None = None) -> s
             f'No models matching "{search.strip()}".' if search and search.strip() else "No models available."
         )
     shown.sort(key=lambda m: (m.provider, m.id))
-    header = ("provider", "model", "context", "max-out", "$/MTok in/out", "thinking", "images")
-    rows = [
+    header: tuple[str, ...] = ("provider", "model", "context", "max-out", "$/MTok in/out", "thinking", "images")
+    rows: list[tuple[str, ...]] = [
         (
             m.provider,
             m.id,
@@ -294,7 +295,13 @@ def format_models_table(models: Sequence[Model], search: str | None = None) -> s
         )
         for m in shown
     ]
-    # Figures read best right-aligned; names and yes/no left-aligned.
+    # A model its provider deprecated or retired says so, so nobody picks it by accident; the
+    # column only appears when a listed model has a status.
+    statuses = [_catalog_status(m) for m in shown]
+    if any(statuses):
+        header = (*header, "status")
+        rows = [(*row, status) for row, status in zip(rows, statuses, strict=True)]
+    # Figures read best right-aligned; names, yes/no and status left-aligned.
     numeric = {2, 3, 4}
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     lines = [
@@ -304,3 +311,8 @@ def format_models_table(models: Sequence[Model], search: str | None = None) -> s
         for row in [header, *rows]
     ]
     return "\n".join(lines)
+
+
+def _catalog_status(model: Model) -> str:
+    provenance = builtin_model_provenance(model.provider, model.id)
+    return provenance.status or "" if provenance is not None else ""

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from atomic.core.paths import agent_dir
+from atomic.core.session.tree import first_user_text, session_name
 
 _PEEK_BYTES = 64 * 1024
 
@@ -23,25 +25,17 @@ class SessionInfo:
     name: str | None
 
 
-def _first_user_text(lines: list[str]) -> tuple[str, str | None]:
-    first = ""
-    name = None
+def _entries(lines: list[str]) -> list[dict[str, Any]]:
+    """The entry dicts among `lines`; unreadable ones (the peek's cut last line) are skipped."""
+    out: list[dict[str, Any]] = []
     for line in lines:
         try:
             data = json.loads(line)
         except ValueError:
             continue
-        if data.get("type") == "session_info":
-            name = data.get("name") or None
-        if not first and data.get("type") == "message":
-            message = data.get("message") or {}
-            if message.get("role") == "user":
-                content = message.get("content")
-                if isinstance(content, str):
-                    first = content
-                elif isinstance(content, list):
-                    first = " ".join(b.get("text", "") for b in content if b.get("type") == "text")
-    return first.strip().replace("\n", " ")[:200], name
+        if isinstance(data, dict):
+            out.append(data)
+    return out
 
 
 def read_session_info(path: Path) -> SessionInfo | None:
@@ -58,8 +52,7 @@ def read_session_info(path: Path) -> SessionInfo | None:
         return None
     if not isinstance(header, dict) or header.get("type") != "session":
         return None
-    # The last line of the peek may be cut; the parser skips it.
-    first, name = _first_user_text(lines[1:])
+    entries = _entries(lines[1:])
     return SessionInfo(
         path=path,
         id=str(header.get("id", "")),
@@ -67,8 +60,8 @@ def read_session_info(path: Path) -> SessionInfo | None:
         created=str(header.get("timestamp", "")),
         modified=stat.st_mtime,
         size=stat.st_size,
-        first_message=first,
-        name=name,
+        first_message=first_user_text(entries),
+        name=session_name(entries),
     )
 
 

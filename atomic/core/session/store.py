@@ -26,6 +26,7 @@ from typing import Any
 
 from atomic.core.atomic_io import json_text
 from atomic.core.ids import file_stamp, iso_now, short_id, uuid7
+from atomic.core.session.tree import active_branch, labels_by_target, name_of
 
 SESSION_VERSION = 3
 
@@ -63,7 +64,7 @@ class EntryRecord:
 _MESSAGE_PREFIX = re.compile(
     r'\{"type":"message","id":"([^"\\]*)","parentId":(null|"[^"\\]*"),"timestamp":"([^"\\]*)","message":'
 )
-_scan_value = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[no-untyped-call]
+_scan_value = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[no-untyped-call,arg-type]
 
 
 def parse_entry_line(line: str) -> tuple[Any, int]:
@@ -317,17 +318,7 @@ class SessionStore:
     def path_to(self, entry_id: str | None = None) -> list[EntryRecord]:
         """Entries from the root down to `entry_id` (default: the leaf)."""
         current = self.leaf_id if entry_id is None else entry_id
-        out: list[EntryRecord] = []
-        seen: set[str] = set()
-        while current is not None and current not in seen:
-            record = self.by_id.get(current)
-            if record is None:
-                break
-            seen.add(current)
-            out.append(record)
-            current = record.parent_id
-        out.reverse()
-        return out
+        return active_branch(self.by_id, current, _record_parent)
 
     def entries_since(self, cursor: str | None) -> list[dict[str, Any]]:
         if cursor is None:
@@ -357,20 +348,7 @@ class SessionStore:
 
     def labels(self) -> dict[str, tuple[str, str]]:
         """target id -> (label, timestamp); the latest label entry wins, an empty label clears."""
-        out: dict[str, tuple[str, str]] = {}
-        for record in self.records:
-            if record.type != "label":
-                continue
-            data = record.data
-            target = data.get("targetId")
-            if not target:
-                continue
-            label = data.get("label")
-            if label:
-                out[target] = (label, record.timestamp)
-            else:
-                out.pop(target, None)
-        return out
+        return labels_by_target(record.data for record in self.records if record.type == "label")
 
     def tree(self) -> list[dict[str, Any]]:
         kids = self.children()
@@ -395,8 +373,12 @@ class SessionStore:
         return roots
 
     def name(self) -> str | None:
+        # The latest session_info decides; searched from the end, where it usually is.
         for record in reversed(self.records):
             if record.type == "session_info":
-                value = record.data.get("name")
-                return value or None
+                return name_of(record.data)
         return None
+
+
+def _record_parent(record: EntryRecord) -> str | None:
+    return record.parent_id
