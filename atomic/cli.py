@@ -287,7 +287,7 @@ def _list_models(search: str) -> int:
     from atomic.core.paths import agent_dir
 
     registry = ModelRegistry(agent_dir(), AuthStorage(agent_dir()), None)
-    for error in getattr(registry, "errors", []):
+    for error in registry.errors:
         print(f"warning: {error}", file=sys.stderr)
     print(format_models_table(registry.all_models(), search or None))
     return 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +14,7 @@ from atomic.core.engine.factory import create_session
 from atomic.core.engine.options import SessionOptions
 from atomic.core.engine.session import AgentSession
 from atomic.core.providers.scripted import ScriptedProvider
+from tests.providers.sse_server import ScriptedServer
 from tests.support import Recorder
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -78,6 +79,14 @@ async def make_session(workdir: Path) -> AsyncIterator[SessionMaker]:
     yield factory
     for session in sessions:
         await session.shutdown()
+
+
+@pytest.fixture
+def server() -> Iterator[ScriptedServer]:
+    """A scripted SSE server on 127.0.0.1 that the real SDKs talk to (tests/providers/sse_server.py)."""
+    scripted = ScriptedServer().start()
+    yield scripted
+    scripted.stop()
 
 
 ScriptWriter = Callable[[list[dict[str, Any]]], Path]

@@ -1,40 +1,70 @@
-"""The engine imports neither frontend; the RPC mode never loads Textual; SDKs load only when needed."""
+"""The architecture's rules, each a sentence, each kept by a test (docs/architecture.md, "Guards").
+
+Imports are read from the source with `ast`: imports inside functions and under `if TYPE_CHECKING:` count.
+Where the code does not yet keep a rule, the test names the known violations and asserts that what it finds
+EQUALS that set: a fixed violation must be removed from the set, and no new one can appear.
+"""
 
 from __future__ import annotations
 
 import ast
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CORE = ROOT / "atomic" / "core"
+PACKAGE = ROOT / "atomic"
+CORE = PACKAGE / "core"
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES: dict[str, Path] = {_module_name(path): path for path in PACKAGE.rglob("*.py")}
+
+
+def _parse(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
 
 
 def _imports(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    """Every module named by an import anywhere in the file (`from a import b` gives `a.b` when that is a module)."""
     names: set[str] = set()
-    for node in ast.walk(tree):
+    for node in ast.walk(_parse(path)):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            names.add(node.module)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                submodule = f"{node.module}.{alias.name}"
+                names.add(submodule if submodule in MODULES else node.module)
     return names
 
 
+def _rel(path: Path) -> str:
+    return path.relative_to(ROOT).as_posix()
+
+
+# ------------------------------------------------------------------------------------------ layering
+
+
 def test_core_imports_no_frontend_and_no_textual() -> None:
+    """The engine is reachable without any frontend: atomic/core imports neither rpc, tui, acp nor Textual."""
     offenders = []
     for path in CORE.rglob("*.py"):
         for name in _imports(path):
             if name.split(".")[0] in ("textual", "acp") or name.startswith(("atomic.tui", "atomic.rpc", "atomic.acp")):
-                offenders.append(f"{path.relative_to(ROOT)} imports {name}")
+                offenders.append(f"{_rel(path)} imports {name}")
     assert offenders == []
 
 
 def test_rpc_imports_no_tui() -> None:
+    """The RPC frontend never loads the TUI or Textual."""
     offenders = [
-        f"{p.relative_to(ROOT)} imports {n}"
-        for p in (ROOT / "atomic" / "rpc").rglob("*.py")
+        f"{_rel(p)} imports {n}"
+        for p in (PACKAGE / "rpc").rglob("*.py")
         for n in _imports(p)
         if n.split(".")[0] == "textual" or n.startswith("atomic.tui")
     ]
@@ -42,18 +72,250 @@ def test_rpc_imports_no_tui() -> None:
 
 
 def test_frontends_import_no_other_frontend() -> None:
+    """Each frontend talks to the engine alone: tui, rpc and acp never import each other (only tui imports Textual)."""
     others = {"rpc": ("atomic.tui", "atomic.acp"), "tui": ("atomic.rpc", "atomic.acp"), "acp": ("atomic.tui", "atomic.rpc")}
     offenders = [
-        f"{p.relative_to(ROOT)} imports {n}"
+        f"{_rel(p)} imports {n}"
         for frontend, forbidden in others.items()
-        for p in (ROOT / "atomic" / frontend).rglob("*.py")
+        for p in (PACKAGE / frontend).rglob("*.py")
         for n in _imports(p)
         if n.startswith(forbidden) or (frontend != "tui" and n.split(".")[0] == "textual")
     ]
     assert offenders == []
 
 
+def test_the_layers_below_the_engine_do_not_import_it() -> None:
+    """The loop, providers, tools, session store and compaction know nothing of atomic.core.engine."""
+    below = ("agent", "providers", "tools", "session", "compaction")
+    offenders = [
+        f"{_rel(p)} imports {n}"
+        for layer in below
+        for p in (CORE / layer).rglob("*.py")
+        for n in _imports(p)
+        if n == "atomic.core.engine" or n.startswith("atomic.core.engine.")
+    ]
+    assert offenders == []
+
+
+# ------------------------------------------------------------------------------------------ import cycles
+
+# Each entry is one strongly connected component of the import graph (sorted module names).
+KNOWN_CYCLES: set[tuple[str, ...]] = {
+    (
+        "atomic.tui.app",
+        "atomic.tui.approvals",
+        "atomic.tui.commands",
+        "atomic.tui.events_bridge",
+        "atomic.tui.extension_ui",
+        "atomic.tui.input_flow",
+        "atomic.tui.trust_flow",
+    ),
+}
+
+
+def _import_graph() -> dict[str, list[str]]:
+    return {name: sorted(n for n in _imports(path) if n in MODULES and n != name) for name, path in MODULES.items()}
+
+
+def _import_cycles(graph: dict[str, list[str]]) -> set[tuple[str, ...]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm, iteratively)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: set[tuple[str, ...]] = set()
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work: list[tuple[str, Iterator[str]]] = [(root, iter(graph[root]))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(graph[child])))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    cycles.add(tuple(sorted(component)))
+    return cycles
+
+
+def test_no_import_cycles_among_atomic_modules() -> None:
+    """No two atomic modules import each other, directly or through others (type-only imports included)."""
+    assert _import_cycles(_import_graph()) == KNOWN_CYCLES
+
+
+def test_the_cycle_finder_finds_cycles_and_only_cycles() -> None:
+    graph = {"a": ["b"], "b": ["c"], "c": ["a", "d"], "d": ["e"], "e": ["d"], "f": ["a"]}
+    assert _import_cycles(graph) == {("a", "b", "c"), ("d", "e")}
+    assert _import_cycles({"a": ["b"], "b": []}) == set()
+
+
+# ------------------------------------------------------------------------------------------ typed session
+
+
+def _is_any(annotation: ast.expr | None) -> bool:
+    """`Any`, `typing.Any`, `"Any"`, `Any | None` and `Optional[Any]`."""
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        try:
+            annotation = ast.parse(annotation.value, mode="eval").body
+        except SyntaxError:
+            return False
+    if isinstance(annotation, ast.Name):
+        return annotation.id == "Any"
+    if isinstance(annotation, ast.Attribute):
+        return annotation.attr == "Any"
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        sides = (annotation.left, annotation.right)
+        others = [side for side in sides if not _is_any(side)]
+        return len(others) < 2 and all(isinstance(side, ast.Constant) and side.value is None for side in others)
+    if isinstance(annotation, ast.Subscript) and isinstance(annotation.value, ast.Name):
+        return annotation.value.id == "Optional" and _is_any(annotation.slice)
+    return False
+
+
+def _names_session_or_engine(name: str) -> bool:
+    lowered = name.lower()
+    return "session" in lowered or "engine" in lowered
+
+
+def _any_typed_sessions(path: Path, rel: str) -> Iterator[str]:
+    for node in ast.walk(_parse(path)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            args = node.args
+            every = [*args.posonlyargs, *args.args, *args.kwonlyargs, *(a for a in (args.vararg, args.kwarg) if a)]
+            for arg in every:
+                if _names_session_or_engine(arg.arg) and _is_any(arg.annotation):
+                    yield f"{rel}: {node.name}({arg.arg})"
+            if _names_session_or_engine(node.name) and _is_any(node.returns):
+                yield f"{rel}: {node.name}() -> Any"
+        elif isinstance(node, ast.AnnAssign):
+            target = node.target
+            name = target.id if isinstance(target, ast.Name) else target.attr if isinstance(target, ast.Attribute) else ""
+            if _names_session_or_engine(name) and _is_any(node.annotation):
+                yield f"{rel}: {name}"
+
+
+KNOWN_ANY_SESSIONS: set[str] = {
+    "atomic/rpc/handlers.py: get_session_stats() -> Any",
+    "atomic/rpc/handlers.py: import_session() -> Any",
+    "atomic/rpc/handlers.py: new_session() -> Any",
+    "atomic/rpc/handlers.py: set_session_name() -> Any",
+    "atomic/rpc/handlers.py: switch_session() -> Any",
+    "atomic/tui/app.py: __init__(session)",
+    "atomic/tui/app.py: session",
+    "atomic/tui/screens/fork_picker.py: __init__(session)",
+    "atomic/tui/screens/login_screen.py: __init__(session)",
+    "atomic/tui/screens/login_screen.py: logout_text(session)",
+    "atomic/tui/screens/login_screen.py: select_provider_model(session)",
+    "atomic/tui/screens/mcp_screen.py: __init__(session)",
+    "atomic/tui/screens/model_picker.py: __init__(session)",
+    "atomic/tui/screens/session_picker.py: __init__(session)",
+    "atomic/tui/screens/settings_items.py: _set_thinking(session)",
+    "atomic/tui/screens/settings_screen.py: __init__(session)",
+    "atomic/tui/screens/thinking_picker.py: __init__(session)",
+    "atomic/tui/screens/tree_screen.py: __init__(session)",
+}
+
+
+def test_no_session_or_engine_is_typed_any_in_the_frontends() -> None:
+    """Frontends see a typed engine: no parameter, attribute, variable or return in atomic/tui or atomic/rpc whose
+    name holds "session" or "engine" is annotated `Any`."""
+    found = {hit for frontend in ("tui", "rpc") for path in (PACKAGE / frontend).rglob("*.py")
+             for hit in _any_typed_sessions(path, _rel(path))}
+    assert found == KNOWN_ANY_SESSIONS
+
+
+def test_the_any_finder_sees_every_kind_of_annotation(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text(
+        "from typing import Any, Optional\n"
+        "def f(session: Any, engine: 'Any | None' = None, other: Any = 1) -> None: ...\n"
+        "def get_session() -> Optional[Any]: ...\n"
+        "class A:\n"
+        "    def __init__(self) -> None:\n"
+        "        self.session: Any = None\n"
+        "        self.sessions: list[Any] = []\n",
+        encoding="utf-8",
+    )
+    hits = {hit.split(": ", 1)[1] for hit in _any_typed_sessions(sample, "sample.py")}
+    assert hits == {"f(session)", "f(engine)", "get_session() -> Any", "session"}
+
+
+# ------------------------------------------------------------------------------------------ no getattr
+
+
+def _reflective_calls(path: Path) -> Iterator[str]:
+    """Each getattr/hasattr call without a comment saying "foreign" on its line or the line above, named by file,
+    enclosing function and the call's source (stable when lines move)."""
+    source = path.read_text(encoding="utf-8")
+    lines = source.splitlines()
+    tree = ast.parse(source)
+    scopes: list[tuple[int, int, str]] = [
+        (node.lineno, node.end_lineno or node.lineno, node.name)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    ]
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr")):
+            continue
+        nearby = lines[max(node.lineno - 2, 0) : node.end_lineno or node.lineno]
+        if any("#" in line and "foreign" in line.split("#", 1)[1] for line in nearby):
+            continue
+        inner = [name for start, end, name in scopes if start <= node.lineno <= end]
+        where = inner[-1] if inner else "<module>"
+        yield f"{_rel(path)}: {where}: {ast.unparse(node)}"
+
+
+KNOWN_REFLECTION: set[str] = {
+    "atomic/tui/app.py: extension_commands: getattr(extensions, 'commands', None)",
+    "atomic/tui/app.py: extension_commands: getattr(self.session, 'extensions', None)",
+    "atomic/tui/app.py: show_startup: getattr(f, 'path', f)",
+    "atomic/tui/app.py: update_completion: getattr(extensions, 'complete_command', None)",
+    "atomic/tui/app.py: update_completion: getattr(self.session, 'extensions', None)",
+    "atomic/tui/commands.py: load_screen_class: getattr(package, class_name)",
+    "atomic/tui/completion.py: rank: getattr(item, key)",
+    "atomic/tui/events_bridge.py: desktop_notify: getattr(app, '_driver', None)",
+    "atomic/tui/main_screen.py: paints_at_once: getattr(widget, 'PAINT_AT_ONCE', False)",
+    "atomic/tui/renderer.py: estimated_lines: getattr(b, 'text', None)",
+    "atomic/tui/renderer.py: estimated_lines: getattr(b, 'thinking', None)",
+    "atomic/tui/screens/settings_screen.py: apply_theme_to_app: getattr(app, 'apply_theme', None)",
+    "atomic/tui/screens/settings_screen.py: set_value: getattr(self.app, 'setting_changed', None)",
+    "atomic/tui/streaming.py: flusher_for: getattr(app, '_atomic_stream_flusher', None)",
+}
+
+
+def test_no_getattr_or_hasattr_on_our_own_objects() -> None:
+    """Our own objects are typed, so code names their attributes: getattr/hasattr in atomic/ only on foreign objects
+    (an SDK's exception, an imported module, a user's extension), each with a comment that says "foreign"."""
+    found = {hit for path in PACKAGE.rglob("*.py") for hit in _reflective_calls(path)}
+    assert found == KNOWN_REFLECTION
+
+
+# ------------------------------------------------------------------------------------------ lazy loading
+
+
 def test_rpc_mode_startup_loads_neither_textual_nor_provider_sdks() -> None:
+    """Starting the RPC mode loads neither Textual nor a provider SDK (they load lazily, off the event loop)."""
     code = (
         "import sys, asyncio\n"
         "from atomic.cli import build_parser, options_from_args\n"

@@ -208,27 +208,16 @@ def _message_adapter() -> TypeAdapter[Any]:
     return TypeAdapter(AgentMessage)
 
 
-@functools.cache
-def _image_list_adapter() -> TypeAdapter[list[ImageContent]]:
-    return TypeAdapter(list[ImageContent])
-
-
 def parse_message(data: dict[str, Any]) -> Any:
     """Parse one AgentMessage dict (wire form) into its typed model."""
     return _message_adapter().validate_python(data)
 
 
-def parse_images(data: Any) -> list[ImageContent]:
-    return _image_list_adapter().validate_python(data or [])
-
-
-def user_text(message: Any) -> str:
-    """The plain text of a user-like message (images dropped)."""
-    content = getattr(message, "content", "")
+def user_text(message: object) -> str:
+    """The plain text of a user or extension (custom) message, images dropped; "" for any other message."""
+    if not isinstance(message, (UserMessage, CustomMessage)):
+        return ""
+    content = message.content
     if isinstance(content, str):
         return content
     return "".join(b.text for b in content if isinstance(b, TextContent))
-
-
-def content_text(blocks: list[Any]) -> str:
-    return "".join(b.text for b in blocks if isinstance(b, TextContent))

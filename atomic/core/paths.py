@@ -15,10 +15,6 @@ def agent_dir() -> Path:
     return Path.home() / ".atomic" / "agent"
 
 
-def project_config_dir(cwd: Path) -> Path:
-    return cwd / ".atomic"
-
-
 def encode_cwd(cwd: Path) -> str:
     """`/home/me/proj` -> `--home-me-proj--` (the session folder name for a working directory)."""
     text = str(cwd).lstrip("/\\")

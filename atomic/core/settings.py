@@ -12,15 +12,39 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic.fields import FieldInfo
 
 from atomic.core import jsonc
 from atomic.core.atomic_io import file_lock, write_atomic
 
-QueueMode = Literal["all", "one-at-a-time"]
+QueueMode = Literal["one-at-a-time", "all"]  # in the order /settings cycles through them
+SettingKind = Literal["bool", "choice", "int", "float", "text"]
+
+
+_KINDS: dict[str, SettingKind] = {kind: kind for kind in get_args(SettingKind)}
+
+
+def _shown(
+    label: str,
+    kind: SettingKind,
+    *,
+    choices: list[str | int] | None = None,
+    minimum: float | None = None,
+    maximum: float | None = None,
+    step: float | None = None,
+) -> dict[str, Any]:
+    """Field metadata for a setting that /settings shows: its label, editor kind and range (json_schema_extra)."""
+    extra: dict[str, Any] = {"label": label, "kind": kind}
+    for name, value in (("choices", choices), ("minimum", minimum), ("maximum", maximum), ("step", step)):
+        if value is not None:
+            extra[name] = value
+    return extra
 
 
 class _Section(BaseModel):
@@ -28,59 +52,207 @@ class _Section(BaseModel):
 
 
 class CompactionSettings(_Section):
-    enabled: bool = True
-    reserve_tokens: int = Field(16384, alias="reserveTokens")
-    compression_ratio: float = 0.5
-    preserve_recent: int = 2
+    enabled: bool = Field(
+        default=True,
+        description="Compact the context automatically when it nears the model's window",
+        json_schema_extra=_shown("Auto-compact", "bool"),
+    )
+    reserve_tokens: int = Field(
+        default=16384,
+        alias="reserveTokens",
+        description="Tokens kept free for the reply: compaction starts when the context passes window minus this",
+        json_schema_extra=_shown("Compaction reserve tokens", "int", minimum=0, step=1024),
+    )
+    compression_ratio: float = Field(
+        default=0.5,
+        description="Share of the compacted region's lines to keep (0.05-0.95)",
+        json_schema_extra=_shown("Compression ratio", "float", minimum=0.05, maximum=0.95, step=0.05),
+    )
+    preserve_recent: int = Field(
+        default=2,
+        description="Newest messages never compacted",
+        json_schema_extra=_shown("Preserve recent messages", "int", minimum=0, maximum=1000),
+    )
 
 
 class ProviderRetrySettings(_Section):
-    timeout_ms: int | None = Field(None, alias="timeoutMs")
-    max_retry_delay_ms: int = Field(60000, alias="maxRetryDelayMs")
+    timeout_ms: int | None = Field(default=None, alias="timeoutMs")
+    max_retry_delay_ms: int = Field(default=60000, alias="maxRetryDelayMs")
 
 
 class RetrySettings(_Section):
-    enabled: bool = True
-    max_retries: int = Field(3, alias="maxRetries")
-    base_delay_ms: int = Field(2000, alias="baseDelayMs")
+    enabled: bool = Field(
+        default=True,
+        description="Retry transient provider errors (overloaded, rate limits) with backoff",
+        json_schema_extra=_shown("Auto-retry", "bool"),
+    )
+    max_retries: int = Field(
+        default=3,
+        alias="maxRetries",
+        description="How many times a transient provider error is retried",
+        json_schema_extra=_shown("Max retries", "int", minimum=0, maximum=100),
+    )
+    base_delay_ms: int = Field(default=2000, alias="baseDelayMs")
     provider: ProviderRetrySettings = Field(default_factory=ProviderRetrySettings)
 
 
 class ImageSettings(_Section):
-    auto_resize: bool = Field(True, alias="autoResize")
-    block_images: bool = Field(False, alias="blockImages")
+    auto_resize: bool = Field(default=True, alias="autoResize")
+    block_images: bool = Field(
+        default=False,
+        alias="blockImages",
+        description="Never send images to the model",
+        json_schema_extra=_shown("Block images", "bool"),
+    )
 
 
 class McpSettings(_Section):
-    startup_timeout_ms: int = Field(30000, alias="startupTimeoutMs", gt=0)
-    tool_timeout_ms: int = Field(120000, alias="toolTimeoutMs", gt=0)
-    prompt_wait_ms: int = Field(10000, alias="promptWaitMs", ge=0)
-    tool_search: Literal["auto", "always", "never"] = Field("auto", alias="toolSearch")
+    startup_timeout_ms: int = Field(default=30000, alias="startupTimeoutMs", gt=0)
+    tool_timeout_ms: int = Field(default=120000, alias="toolTimeoutMs", gt=0)
+    prompt_wait_ms: int = Field(default=10000, alias="promptWaitMs", ge=0)
+    tool_search: Literal["auto", "always", "never"] = Field(default="auto", alias="toolSearch")
 
 
 class Settings(_Section):
-    default_provider: str | None = Field(None, alias="defaultProvider")
-    default_model: str | None = Field(None, alias="defaultModel")
-    default_thinking_level: str | None = Field(None, alias="defaultThinkingLevel")
-    steering_mode: QueueMode = Field("one-at-a-time", alias="steeringMode")
-    follow_up_mode: QueueMode = Field("one-at-a-time", alias="followUpMode")
+    default_provider: str | None = Field(default=None, alias="defaultProvider")
+    default_model: str | None = Field(default=None, alias="defaultModel")
+    default_thinking_level: str | None = Field(
+        default=None,
+        alias="defaultThinkingLevel",
+        description="Reasoning effort for the current model (saved as the default)",
+        # The choices depend on the model: the frontend asks the engine for them.
+        json_schema_extra=_shown("Thinking level", "choice"),
+    )
+    steering_mode: QueueMode = Field(
+        default="one-at-a-time",
+        alias="steeringMode",
+        description="Deliver queued steering messages one at a time or all together",
+        json_schema_extra=_shown("Steering mode", "choice"),
+    )
+    follow_up_mode: QueueMode = Field(
+        default="one-at-a-time",
+        alias="followUpMode",
+        description="Deliver queued follow-up messages one at a time or all together",
+        json_schema_extra=_shown("Follow-up mode", "choice"),
+    )
     compaction: CompactionSettings = Field(default_factory=CompactionSettings)
     retry: RetrySettings = Field(default_factory=RetrySettings)
-    theme: str = "dark"
-    hide_thinking_block: bool = Field(False, alias="hideThinkingBlock")
-    quiet_startup: bool = Field(False, alias="quietStartup")
-    double_escape_action: Literal["tree", "fork", "none"] = Field("tree", alias="doubleEscapeAction")
-    enabled_models: list[str] | None = Field(None, alias="enabledModels")
-    shell_path: str | None = Field(None, alias="shellPath")
-    shell_command_prefix: str | None = Field(None, alias="shellCommandPrefix")
-    session_dir: str | None = Field(None, alias="sessionDir")
-    editor_padding_x: int = Field(0, alias="editorPaddingX", ge=0, le=3)
+    # Any name is kept (a pi theme name, say); /settings offers the two Atomic has.
+    theme: str = Field(
+        default="dark",
+        description="Colour theme of the terminal UI",
+        json_schema_extra=_shown("Theme", "choice", choices=["dark", "light"]),
+    )
+    hide_thinking_block: bool = Field(
+        default=False,
+        alias="hideThinkingBlock",
+        description="Hide the model's thinking blocks in the conversation (Ctrl+T toggles)",
+        json_schema_extra=_shown("Hide thinking", "bool"),
+    )
+    quiet_startup: bool = Field(
+        default=False,
+        alias="quietStartup",
+        description="Skip the startup header listing context files, templates, skills and extensions",
+        json_schema_extra=_shown("Quiet startup", "bool"),
+    )
+    double_escape_action: Literal["tree", "fork", "none"] = Field(
+        default="tree",
+        alias="doubleEscapeAction",
+        description="What pressing Esc twice on an empty editor opens",
+        json_schema_extra=_shown("Double-escape action", "choice"),
+    )
+    enabled_models: list[str] | None = Field(default=None, alias="enabledModels")
+    shell_path: str | None = Field(
+        default=None,
+        alias="shellPath",
+        description="Shell used by the bash tool and !commands (empty = default)",
+        json_schema_extra=_shown("Shell path", "text"),
+    )
+    shell_command_prefix: str | None = Field(
+        default=None,
+        alias="shellCommandPrefix",
+        description="Text prepended to every shell command, e.g. `source ~/.profile &&` (empty = none)",
+        json_schema_extra=_shown("Shell command prefix", "text"),
+    )
+    session_dir: str | None = Field(default=None, alias="sessionDir")
+    editor_padding_x: int = Field(
+        default=0,
+        alias="editorPaddingX",
+        ge=0,
+        le=3,
+        description="Horizontal padding inside the editor (0-3)",
+        json_schema_extra=_shown("Editor padding", "choice", choices=[0, 1, 2, 3]),
+    )
     images: ImageSettings = Field(default_factory=ImageSettings)
-    thinking_budgets: dict[str, int] | None = Field(None, alias="thinkingBudgets")
-    bell_on_turn_end: bool = Field(True, alias="bellOnTurnEnd")
-    animations: bool = True
+    thinking_budgets: dict[str, int] | None = Field(default=None, alias="thinkingBudgets")
+    bell_on_turn_end: bool = Field(
+        default=True,
+        alias="bellOnTurnEnd",
+        description="Ring the terminal bell when a long turn finishes",
+        json_schema_extra=_shown("Bell on turn end", "bool"),
+    )
+    animations: bool = Field(
+        default=True,
+        description="Animated working indicator (off = static text, less CPU)",
+        json_schema_extra=_shown("Animations", "bool"),
+    )
     mcp: McpSettings = Field(default_factory=McpSettings)
-    permission_mode: Literal["ask", "accept-edits", "yolo"] | None = Field(None, alias="permissionMode")
+    permission_mode: Literal["ask", "accept-edits", "yolo"] | None = Field(default=None, alias="permissionMode")
+
+
+@dataclass(frozen=True)
+class SettingMeta:
+    """What a frontend shows for one setting, read from the field's declaration above."""
+
+    key: str  # the dotted settings.json key, e.g. `compaction.reserveTokens`
+    label: str
+    description: str
+    kind: SettingKind
+    choices: tuple[str | int, ...] = ()
+    minimum: float | None = None
+    maximum: float | None = None
+    step: float = 1
+
+
+def setting_fields(model: type[BaseModel] = Settings, prefix: str = "") -> Iterator[tuple[str, FieldInfo]]:
+    """Every leaf setting as (dotted settings.json key, its pydantic field), sections walked in declaration order."""
+    for name, info in model.model_fields.items():
+        key = f"{prefix}{info.alias or name}"
+        annotation = info.annotation
+        if isinstance(annotation, type) and issubclass(annotation, _Section):
+            yield from setting_fields(annotation, f"{key}.")
+        else:
+            yield key, info
+
+
+def setting_meta(key: str) -> SettingMeta:
+    """The label, description, kind and range of the setting at dotted `key` (KeyError if it is not shown)."""
+    info = dict(setting_fields())[key]
+    extra = info.json_schema_extra
+    if not isinstance(extra, dict) or "label" not in extra:
+        raise KeyError(f"{key} has no /settings metadata")
+    kind = _KINDS[str(extra["kind"])]
+    declared = extra.get("choices")
+    if isinstance(declared, list):
+        choices = tuple(c for c in declared if isinstance(c, (str, int)))
+    elif kind == "choice":
+        choices = tuple(arg for arg in get_args(info.annotation) if isinstance(arg, (str, int)))
+    else:
+        choices = ()
+    return SettingMeta(
+        key=key,
+        label=str(extra["label"]),
+        description=info.description or "",
+        kind=kind,
+        choices=choices,
+        minimum=_number(extra.get("minimum")),
+        maximum=_number(extra.get("maximum")),
+        step=_number(extra.get("step")) or 1,
+    )
+
+
+def _number(value: object) -> float | None:
+    return value if isinstance(value, (int, float)) else None
 
 
 def deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:

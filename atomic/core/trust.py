@@ -27,7 +27,6 @@ from typing import Any, Literal
 
 from atomic.core.atomic_io import file_lock, write_atomic
 
-TrustSetting = Literal["ask", "always", "never"]
 TrustSource = Literal["flag", "setting", "saved", "once", "undecided"]
 TRUST_SETTINGS: tuple[str, ...] = ("ask", "always", "never")
 TRUST_FILE = "trust.json"

@@ -166,6 +166,7 @@ class RpcServer:
             self.respond(command.type, request_id, error="Cancelled: the RPC server is shutting down")
             raise
         except Exception as exc:
+            # foreign: whatever a handler raised, a library's exception included (many carry `message`)
             message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
             self.respond(command.type, request_id, error=message)
             return

@@ -2,21 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from atomic.core.model_types import Model
 from atomic.core.providers.base import StreamRequest
-from tests.providers.sse_server import ScriptedServer
-
-
-@pytest.fixture
-def server() -> Iterator[ScriptedServer]:
-    scripted = ScriptedServer().start()
-    yield scripted
-    scripted.stop()
 
 
 def make_model(server_url: str, **overrides: Any) -> Model:
@@ -53,8 +44,6 @@ async def cancel_after_first_text(provider: Any, request: StreamRequest, server:
     """Stream until the first text delta, cancel, check CancelledError propagates; True when the server saw
     the client hang up (it keeps writing keep-alives, so it notices only if the response was closed)."""
     import asyncio
-
-    import pytest
 
     from atomic.core.providers.base import TextDelta
 

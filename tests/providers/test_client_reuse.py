@@ -78,7 +78,7 @@ async def test_waiting_for_the_warm_up_never_blocks_the_loop(monkeypatch: pytest
         release.wait(10)  # stands in for a multi-second SDK import
         loaded.append("sdk")
 
-    monkeypatch.setitem(registry._WARMERS, "slow-api", slow_import)
+    monkeypatch.setitem(registry.APIS, "slow-api", registry.ApiSpec(registry.APIS["openai-responses"].create, slow_import, None))
     monkeypatch.setattr(clients, "_warmups", {})
     waiter = asyncio.ensure_future(registry.ensure_provider_ready("slow-api"))
     ticks = 0
@@ -98,7 +98,7 @@ async def test_a_failed_warm_up_leaves_the_error_to_the_provider(monkeypatch: py
     def broken() -> None:
         raise ImportError("no such SDK")
 
-    monkeypatch.setitem(registry._WARMERS, "broken-api", broken)
+    monkeypatch.setitem(registry.APIS, "broken-api", registry.ApiSpec(registry.APIS["openai-responses"].create, broken, None))
     monkeypatch.setattr(clients, "_warmups", {})
     await asyncio.wait_for(registry.ensure_provider_ready("broken-api"), 10)  # returns; does not raise
 

@@ -13,6 +13,7 @@ from atomic.core.providers.base import Done, ProviderError, ProviderEvent, Strea
 from atomic.core.providers.history import normalize_history, safe_tool_id
 from atomic.core.providers.openai_completions import OpenAICompletionsProvider
 from atomic.core.providers.openai_responses import OpenAIResponsesProvider
+from atomic.core.providers.scripted import ScriptedProvider
 
 
 def test_builtin_providers() -> None:
@@ -40,8 +41,16 @@ def test_register_scripted_provider() -> None:
         assert get_provider("scripted") is scripted
     finally:
         unregister_provider("scripted")
+    # Back to the table's own scripted provider.
+    assert isinstance(get_provider("scripted"), ScriptedProvider)
+    unregister_provider("scripted")
+    register_provider("pigeon-post", scripted)
+    try:
+        assert get_provider("pigeon-post") is scripted
+    finally:
+        unregister_provider("pigeon-post")
     with pytest.raises(ProviderError):
-        get_provider("scripted")
+        get_provider("pigeon-post")
 
 
 def test_importing_providers_does_not_import_sdks() -> None:

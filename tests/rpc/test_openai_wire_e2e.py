@@ -8,17 +8,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from atomic.rpc.client import RpcClient
 from tests.providers.sse_server import Reply, ScriptedServer
-
-
-@pytest.fixture
-def server() -> Any:
-    srv = ScriptedServer().start()
-    yield srv
-    srv.stop()
 
 
 def chunk(delta: dict[str, Any] | None, finish: str | None = None, **extra: Any) -> tuple[None, dict[str, Any]]:

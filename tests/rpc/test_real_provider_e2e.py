@@ -43,13 +43,6 @@ def anthropic_reply(blocks: list[dict[str, Any]], stop_reason: str) -> Reply:
     return Reply(events=events)
 
 
-@pytest.fixture
-def server() -> Any:
-    srv = ScriptedServer().start()
-    yield srv
-    srv.stop()
-
-
 async def test_tool_turn_through_the_anthropic_sdk(server: ScriptedServer, tmp_path: Path, agent_dir: Path) -> None:
     import os
 

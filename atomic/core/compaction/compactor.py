@@ -27,6 +27,7 @@ from atomic.core.compaction.records import PlannerReply, parse_deletion_records
 from atomic.core.compaction.serialize import Transcript, is_context_visible
 from atomic.core.compaction.tokens import estimate_messages_tokens, estimate_text_tokens
 from atomic.core.messages import UserMessage, user_text
+from atomic.core.providers.base import ProviderError
 
 Complete = Callable[[str, str], Awaitable[str | PlannerReply]]
 EventSink = Callable[[dict[str, Any]], None]
@@ -170,12 +171,12 @@ async def call_planner(
                 answer = await complete(system, user)
                 return answer if isinstance(answer, PlannerReply) else PlannerReply(str(answer))
             except Exception as error:
-                if getattr(error, "kind", None) != "transient" or attempt >= retry.max_retries:
+                if not isinstance(error, ProviderError) or error.kind != "transient" or attempt >= retry.max_retries:
                     raise
                 attempt += 1
                 delay_ms = retry.delay_ms(attempt)
-                retry_after_s = getattr(error, "retry_after_s", None)
-                if isinstance(retry_after_s, (int, float)) and retry_after_s * 1000 > delay_ms:
+                retry_after_s = error.retry_after_s
+                if retry_after_s is not None and retry_after_s * 1000 > delay_ms:
                     delay_ms = int(retry_after_s * 1000)
                 _emit(
                     on_event,
@@ -184,7 +185,7 @@ async def call_planner(
                         "attempt": attempt,
                         "maxAttempts": retry.max_retries,
                         "delayMs": delay_ms,
-                        "errorMessage": str(getattr(error, "message", None) or error),
+                        "errorMessage": error.message or str(error),
                     },
                 )
                 await asyncio.sleep(delay_ms / 1000)
@@ -275,7 +276,7 @@ async def plan_and_compact(
             reply = await call_planner(complete, system, user, retry=retry, on_event=on_event, reason=reason)
             break
         except Exception as error:
-            if getattr(error, "kind", None) != "overflow":
+            if not isinstance(error, ProviderError) or error.kind != "overflow":
                 raise
             remaining = transcript.total - first_line + 1
             if overflow_trims >= MAX_OVERFLOW_TRIMS or remaining <= 1:

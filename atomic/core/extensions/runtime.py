@@ -112,8 +112,7 @@ class ExtensionRuntime:
             result = command.complete(prefix)
             if inspect.isawaitable(result):
                 # Completion runs inside the UI's key handling, which cannot wait; see docs.
-                # (foreign: whatever awaitable the extension's completer returned)
-                close = getattr(result, "close", None)
+                close = getattr(result, "close", None)  # foreign: the extension's awaitable (a coroutine has close)
                 if callable(close):
                     close()
                 raise TypeError("complete() must be a plain function, not async")

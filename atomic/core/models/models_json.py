@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, get_args
 
 from atomic.core import jsonc
+from atomic.core.model_types import Api
 from atomic.core.providers.base import THINKING_LEVELS
 
-KNOWN_APIS: tuple[str, ...] = ("anthropic-messages", "openai-completions", "openai-responses", "scripted")
+KNOWN_APIS: tuple[str, ...] = get_args(Api)
 OVERRIDE_FIELDS = frozenset(
     {
         "name",

@@ -234,10 +234,6 @@ class ModelRegistry:
         spec = builtin_providers().get(provider)
         return spec.default_model if spec else None
 
-    def is_keyless(self, provider: str) -> bool:
-        spec = builtin_providers().get(provider)
-        return bool(spec and spec.keyless)
-
     # ------------------------------------------------------------------ credentials
 
     def set_runtime_api_key(self, provider: str, key: str) -> None:

@@ -13,10 +13,6 @@ from atomic.core.providers.base import THINKING_LEVELS
 OPT_IN_LEVELS = frozenset({"xhigh", "max"})
 
 
-def is_thinking_level(value: str) -> bool:
-    return value in THINKING_LEVELS
-
-
 def supported_levels(model: Model) -> list[str]:
     if not model.reasoning:
         return ["off"]

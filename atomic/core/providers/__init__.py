@@ -1,7 +1,7 @@
 """LLM providers behind one streaming interface (see `base.py`).
 
-`get_provider(api)` returns the provider for "anthropic-messages", "openai-completions",
-"openai-responses" or any api added with `register_provider` (e.g. "scripted").
+`get_provider(api)` returns the provider for an api of the table in `registry.py` ("anthropic-messages",
+"openai-completions", "openai-responses", "scripted") or one added with `register_provider`.
 """
 
 from atomic.core.providers.errors import classify_error, is_context_overflow_text

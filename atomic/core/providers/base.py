@@ -22,7 +22,6 @@ from typing import Any, Literal, Protocol
 from atomic.core.messages import Usage
 from atomic.core.model_types import Model
 
-ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
 THINKING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 
 

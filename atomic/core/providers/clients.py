@@ -151,11 +151,6 @@ def start_warmup(api: str, warm: Callable[[], None]) -> concurrent.futures.Futur
     return future
 
 
-def warmup_done(api: str) -> bool:
-    future = _warmups.get(api)
-    return future is not None and future.done()
-
-
 async def wait_warmup(future: concurrent.futures.Future[None]) -> None:
     """Wait for a warm-up without blocking the loop; its failure is not ours to report."""
     if future.done():

@@ -139,6 +139,7 @@ def _class_names(exc: BaseException) -> set[str]:
 def _status_error_text(exc: BaseException, status: int | None) -> str:
     """`529 {"type":"error",...}`: the status and the server's own body, compact."""
     body_text: str | None = None
+    # foreign: an SDK's or httpx's exception; which of these attributes it has depends on its class
     response = getattr(exc, "response", None)
     if response is not None:
         try:
@@ -146,7 +147,7 @@ def _status_error_text(exc: BaseException, status: int | None) -> str:
         except Exception:  # a streamed response that was never read
             body_text = None
     if not body_text:
-        body = getattr(exc, "body", None)
+        body = getattr(exc, "body", None)  # foreign: the SDK's parsed error body
         if isinstance(body, (dict, list)):
             body_text = json.dumps(body, separators=(",", ":"), ensure_ascii=False)
         elif body is not None:
@@ -165,15 +166,17 @@ def classify_error(exc: BaseException, *, api_key: str | None = None) -> Provide
         exc.message = scrub_secret(exc.message, api_key)
         return exc
     names = _class_names(exc)
+    # foreign: an SDK's or httpx's exception; which of these attributes it has depends on its class
     status = getattr(exc, "status_code", None)
     if not isinstance(status, int):
         status = None
-    response = getattr(exc, "response", None)
+    response = getattr(exc, "response", None)  # foreign: see above
 
     if status is not None or "APIStatusError" in names or "APIError" in names:
         text = _status_error_text(exc, status)
         http_status = status if status and status != 200 else None
         kind = classify_status(http_status, text)
+        # foreign: the SDK response's headers
         retry_after = parse_retry_after(getattr(response, "headers", None)) if http_status else None
         return ProviderError(
             scrub_secret(text[:_MAX_MESSAGE_CHARS], api_key),

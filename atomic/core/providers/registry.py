@@ -1,10 +1,33 @@
-"""api name -> Provider. Built-in providers load on first use so start-up never imports an SDK."""
+"""The APIs Atomic speaks, declared once: api name -> how to build its provider, how to warm its SDK up,
+which function turns a thinking level into its request parameters, and whether it needs an API key.
+
+Built-in providers load on first use so start-up never imports an SDK. The `Api` Literal
+(model_types.py) and models.json's KNOWN_APIS name the same apis; tests/providers/test_api_table.py
+keeps the three in step.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
+from atomic.core.providers import thinking_params
 from atomic.core.providers.base import Provider, ProviderError
+
+
+@dataclass(frozen=True)
+class ApiSpec:
+    """One API: `create` builds its provider (importing its module only then)."""
+
+    create: Callable[[], Provider]
+    # Loads what the first request needs (the SDK, a connection pool) in a warm-up thread, never on the
+    # event loop (see clients.py); None when there is nothing heavy to load.
+    warm_up: Callable[[], None] | None
+    # Thinking level -> request parameters (thinking_params.py); None when the api takes none.
+    thinking_params: Callable[..., dict[str, Any]] | None
+    # False for the offline scripted provider: no key, no auth headers, never saved as the default model.
+    needs_api_key: bool = True
 
 
 def _anthropic() -> Provider:
@@ -25,14 +48,12 @@ def _openai_responses() -> Provider:
     return OpenAIResponsesProvider()
 
 
-_BUILTIN_FACTORIES: dict[str, Callable[[], Provider]] = {
-    "anthropic-messages": _anthropic,
-    "openai-completions": _openai_completions,
-    "openai-responses": _openai_responses,
-}
+def _scripted() -> Provider:
+    from atomic.core.providers.scripted import ScriptedProvider
 
-# Each built-in provider module has a `warm_up()` that loads what its first request needs (its SDK,
-# a connection pool); it runs in a warm-up thread, never on the event loop (see clients.py).
+    return ScriptedProvider()
+
+
 def _warm_anthropic() -> None:
     from atomic.core.providers import anthropic_messages
 
@@ -51,27 +72,36 @@ def _warm_openai_responses() -> None:
     openai_responses.warm_up()
 
 
-_WARMERS: dict[str, Callable[[], None]] = {
-    "anthropic-messages": _warm_anthropic,
-    "openai-completions": _warm_openai_completions,
-    "openai-responses": _warm_openai_responses,
+APIS: dict[str, ApiSpec] = {
+    "anthropic-messages": ApiSpec(_anthropic, _warm_anthropic, thinking_params.anthropic_params),
+    "openai-completions": ApiSpec(_openai_completions, _warm_openai_completions, thinking_params.completions_params),
+    "openai-responses": ApiSpec(_openai_responses, _warm_openai_responses, thinking_params.responses_params),
+    # Tests, snapshots and demos: a session gives it its own script (SessionOptions.scripted or a script file).
+    "scripted": ApiSpec(_scripted, None, None, needs_api_key=False),
 }
+
+
+def needs_api_key(api: str) -> bool:
+    """False for apis that run without a key (the scripted one); unknown apis count as needing one."""
+    spec = APIS.get(api)
+    return spec is None or spec.needs_api_key
+
 
 _registered: dict[str, Provider] = {}
 
 
 def register_provider(api: str, provider: Provider) -> None:
-    """Install (or replace) the provider for an api name, e.g. the engine's "scripted" one."""
+    """Install (or replace) the provider for an api name (tests; an api outside the table)."""
     _registered[api] = provider
 
 
 def unregister_provider(api: str) -> None:
-    """Remove a registered provider; built-in apis fall back to their default implementation."""
+    """Remove a registered provider; apis in the table fall back to their default implementation."""
     _registered.pop(api, None)
 
 
 def known_apis() -> list[str]:
-    return sorted(set(_BUILTIN_FACTORIES) | set(_registered))
+    return sorted(set(APIS) | set(_registered))
 
 
 def get_provider(api: str) -> Provider:
@@ -79,17 +109,18 @@ def get_provider(api: str) -> Provider:
     provider = _registered.get(api)
     if provider is not None:
         return provider
-    factory = _BUILTIN_FACTORIES.get(api)
-    if factory is None:
+    spec = APIS.get(api)
+    if spec is None:
         raise ProviderError(f'Unknown API "{api}". Known APIs: {", ".join(known_apis())}.', kind="fatal")
-    provider = factory()
+    provider = spec.create()
     _registered[api] = provider
     return provider
 
 
 def start_provider_warmup(api: str) -> None:
     """Load a built-in provider's SDK in a daemon thread (no-op for other apis or when started)."""
-    warm = _WARMERS.get(api)
+    spec = APIS.get(api)
+    warm = spec.warm_up if spec is not None else None
     if warm is not None and api not in _registered:
         from atomic.core.providers.clients import start_warmup
 
@@ -98,7 +129,8 @@ def start_provider_warmup(api: str) -> None:
 
 async def ensure_provider_ready(api: str) -> None:
     """Wait, off the event loop, until the provider for `api` can be used without a heavy import."""
-    warm = _WARMERS.get(api)
+    spec = APIS.get(api)
+    warm = spec.warm_up if spec is not None else None
     if warm is None or api in _registered:
         return
     from atomic.core.providers.clients import start_warmup, wait_warmup

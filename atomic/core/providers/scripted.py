@@ -26,10 +26,12 @@ import json
 import re
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from atomic.core.messages import TextContent, ToolResultMessage, Usage, UserMessage
 from atomic.core.providers import base as pb
+
+_STOP_REASONS: dict[str, Literal["stop", "length", "toolUse"]] = {"stop": "stop", "length": "length", "toolUse": "toolUse"}
 
 
 def _last_user_text(messages: list[Any]) -> str:
@@ -140,4 +142,6 @@ class ScriptedProvider:
         final.total_tokens = final.input + final.output + final.cache_read + final.cache_write
         yield pb.UsageUpdate(final)
         stop = response.get("stopReason") or ("toolUse" if calls else "stop")
-        yield pb.Done(stop)
+        if stop not in _STOP_REASONS:
+            raise ValueError(f'scripted response: "stopReason" must be one of {", ".join(_STOP_REASONS)}, not {stop!r}')
+        yield pb.Done(_STOP_REASONS[stop])

@@ -74,10 +74,6 @@ def is_adaptive_anthropic_model(model_id: str) -> bool:
     return False
 
 
-def thinking_enabled(model: Model, level: str) -> bool:
-    return model.reasoning and level != "off"
-
-
 # ----------------------------------------------------------------------------- anthropic
 
 

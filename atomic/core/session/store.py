@@ -64,7 +64,9 @@ class EntryRecord:
 _MESSAGE_PREFIX = re.compile(
     r'\{"type":"message","id":"([^"\\]*)","parentId":(null|"[^"\\]*"),"timestamp":"([^"\\]*)","message":'
 )
-_scan_value = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[no-untyped-call,arg-type]
+# typeshed types make_scanner's argument as a make_scanner (its TODO: any object with a decoder's attributes).
+_decoder: Any = json.JSONDecoder()
+_scan_value = json.scanner.make_scanner(_decoder)
 
 
 def parse_entry_line(line: str) -> tuple[Any, int]:

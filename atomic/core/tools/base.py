@@ -7,7 +7,7 @@ files cleans up in `except asyncio.CancelledError` / `finally` and re-raises.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -85,6 +85,3 @@ class Tool:
 
     async def execute(self, call_id: str, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         raise NotImplementedError
-
-
-FunctionTool = Callable[[str, dict[str, Any], ToolContext], Awaitable[ToolOutput]]

@@ -56,10 +56,6 @@ class OutputTail:
             self._dropped_front = True
 
     @property
-    def is_empty(self) -> bool:
-        return self.total_bytes == 0
-
-    @property
     def total_lines(self) -> int:
         """Lines of output; a final newline ends the last line rather than starting an empty one."""
         if self.total_bytes == 0:

@@ -9,7 +9,7 @@ single line is larger than the byte limit: the tail variant then keeps the end o
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 DEFAULT_MAX_LINES = 2000
 DEFAULT_MAX_BYTES = 50 * 1024
@@ -31,6 +31,15 @@ def utf8_len(text: str) -> int:
     # ASCII text (most command output) is one byte per character: no need to encode a copy. A lone
     # surrogate (invalid JSON input can carry one) counts as the 3 bytes it would take, not an error.
     return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
+class _Totals(TypedDict):
+    """What every truncated result repeats: the input's size and the limits."""
+
+    total_lines: int
+    total_bytes: int
+    max_lines: int
+    max_bytes: int
 
 
 @dataclass
@@ -89,7 +98,7 @@ def truncate_head(
     if len(lines) <= max_lines and total_bytes <= max_bytes:
         return _untruncated(content, lines, total_bytes, max_lines, max_bytes)
 
-    common = {"total_lines": len(lines), "total_bytes": total_bytes, "max_lines": max_lines, "max_bytes": max_bytes}
+    common = _Totals(total_lines=len(lines), total_bytes=total_bytes, max_lines=max_lines, max_bytes=max_bytes)
     if utf8_len(lines[0]) > max_bytes:
         return Truncation(
             content="", truncated=True, truncated_by="bytes", output_lines=0, output_bytes=0,
@@ -132,7 +141,7 @@ def truncate_tail(
     if len(lines) <= max_lines and total_bytes <= max_bytes:
         return _untruncated(content, lines, total_bytes, max_lines, max_bytes)
 
-    common = {"total_lines": len(lines), "total_bytes": total_bytes, "max_lines": max_lines, "max_bytes": max_bytes}
+    common = _Totals(total_lines=len(lines), total_bytes=total_bytes, max_lines=max_lines, max_bytes=max_bytes)
     kept: list[str] = []
     used = 0
     truncated_by: TruncatedBy = "lines"

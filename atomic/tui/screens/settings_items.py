@@ -1,4 +1,6 @@
-"""What /settings shows: each item's settings.json key, how to read it and how to apply it to the engine.
+"""What /settings shows, in its order: each setting's label, description, kind and range come from its field in
+atomic/core/settings.py (declared once there); this module adds how the screen reads the current value from the
+engine and applies a change to it.
 
 Kept apart from the screen so the list is easy to extend and to test without a terminal.
 """
@@ -7,9 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
-Kind = Literal["bool", "choice", "int", "float", "text"]
+from atomic.core.settings import SettingKind, setting_meta
+
+Kind = SettingKind
 
 
 @dataclass(frozen=True)
@@ -29,184 +33,62 @@ class SettingItem:
     step: float = 1
 
 
-def _set_auto_compaction(session: Any, enabled: bool) -> None:
-    # The engine method may not exist yet in every build; the attribute is what the loop reads.
-    setter = getattr(session, "set_auto_compaction", None)
-    if callable(setter):
-        setter(enabled)
-    else:
-        session.auto_compaction_enabled = enabled
-
-
-def _set_auto_retry(session: Any, enabled: bool) -> None:
-    setter = getattr(session, "set_auto_retry", None)
-    if callable(setter):
-        setter(enabled)
-    else:
-        session.auto_retry_enabled = enabled
+def _item(
+    key: str,
+    read: Callable[[Any], Any],
+    *,
+    choices: Callable[[Any], list[Any]] | None = None,
+    apply: Callable[[Any, Any], None] | None = None,
+    save: bool = True,
+) -> SettingItem:
+    """The item for `key`, its metadata read from the settings model; fixed choices come from there too."""
+    meta = setting_meta(key)
+    fixed = list(meta.choices)
+    return SettingItem(
+        key,
+        meta.label,
+        meta.description,
+        meta.kind,
+        read,
+        choices=choices or ((lambda s: fixed) if fixed else None),
+        apply=apply,
+        save=save,
+        minimum=meta.minimum,
+        maximum=meta.maximum,
+        step=meta.step,
+    )
 
 
 def _set_thinking(session: Any, level: str) -> None:
     session.set_thinking_level(level, persist=True)
 
 
-QUEUE_MODES = ["one-at-a-time", "all"]
-
 SETTING_ITEMS: list[SettingItem] = [
-    SettingItem(
-        "compaction.enabled",
-        "Auto-compact",
-        "Compact the context automatically when it nears the model's window",
-        "bool",
-        lambda s: bool(s.auto_compaction_enabled),
-        apply=_set_auto_compaction,
-    ),
-    SettingItem(
-        "retry.enabled",
-        "Auto-retry",
-        "Retry transient provider errors (overloaded, rate limits) with backoff",
-        "bool",
-        lambda s: bool(s.auto_retry_enabled),
-        apply=_set_auto_retry,
-    ),
-    SettingItem(
-        "steeringMode",
-        "Steering mode",
-        "Deliver queued steering messages one at a time or all together",
-        "choice",
-        lambda s: s.steering.mode,
-        choices=lambda s: QUEUE_MODES,
-        apply=lambda s, v: s.set_steering_mode(v),
-    ),
-    SettingItem(
-        "followUpMode",
-        "Follow-up mode",
-        "Deliver queued follow-up messages one at a time or all together",
-        "choice",
-        lambda s: s.follow_ups.mode,
-        choices=lambda s: QUEUE_MODES,
-        apply=lambda s, v: s.set_follow_up_mode(v),
-    ),
-    SettingItem(
+    _item("compaction.enabled", lambda s: bool(s.auto_compaction_enabled), apply=lambda s, v: s.set_auto_compaction(v)),
+    _item("retry.enabled", lambda s: bool(s.auto_retry_enabled), apply=lambda s, v: s.set_auto_retry(v)),
+    _item("steeringMode", lambda s: s.steering.mode, apply=lambda s, v: s.set_steering_mode(v)),
+    _item("followUpMode", lambda s: s.follow_ups.mode, apply=lambda s, v: s.set_follow_up_mode(v)),
+    _item(
         "defaultThinkingLevel",
-        "Thinking level",
-        "Reasoning effort for the current model (saved as the default)",
-        "choice",
         lambda s: s.thinking_level,
         choices=lambda s: list(s.supported_levels()),
         apply=_set_thinking,
         save=False,
     ),
-    SettingItem(
-        "theme",
-        "Theme",
-        "Colour theme of the terminal UI",
-        "choice",
-        lambda s: s.settings.theme if s.settings.theme in ("dark", "light") else "dark",
-        choices=lambda s: ["dark", "light"],
-    ),
-    SettingItem(
-        "hideThinkingBlock",
-        "Hide thinking",
-        "Hide the model's thinking blocks in the conversation (Ctrl+T toggles)",
-        "bool",
-        lambda s: bool(s.settings.hide_thinking_block),
-    ),
-    SettingItem(
-        "quietStartup",
-        "Quiet startup",
-        "Skip the startup header listing context files, templates, skills and extensions",
-        "bool",
-        lambda s: bool(s.settings.quiet_startup),
-    ),
-    SettingItem(
-        "doubleEscapeAction",
-        "Double-escape action",
-        "What pressing Esc twice on an empty editor opens",
-        "choice",
-        lambda s: s.settings.double_escape_action,
-        choices=lambda s: ["tree", "fork", "none"],
-    ),
-    SettingItem(
-        "bellOnTurnEnd",
-        "Bell on turn end",
-        "Ring the terminal bell when a long turn finishes",
-        "bool",
-        lambda s: bool(s.settings.bell_on_turn_end),
-    ),
-    SettingItem(
-        "animations",
-        "Animations",
-        "Animated working indicator (off = static text, less CPU)",
-        "bool",
-        lambda s: bool(s.settings.animations),
-    ),
-    SettingItem(
-        "editorPaddingX",
-        "Editor padding",
-        "Horizontal padding inside the editor (0-3)",
-        "choice",
-        lambda s: int(s.settings.editor_padding_x),
-        choices=lambda s: [0, 1, 2, 3],
-    ),
-    SettingItem(
-        "images.blockImages",
-        "Block images",
-        "Never send images to the model",
-        "bool",
-        lambda s: bool(s.settings.images.block_images),
-    ),
-    SettingItem(
-        "compaction.reserveTokens",
-        "Compaction reserve tokens",
-        "Tokens kept free for the reply: compaction starts when the context passes window minus this",
-        "int",
-        lambda s: int(s.settings.compaction.reserve_tokens),
-        minimum=0,
-        step=1024,
-    ),
-    SettingItem(
-        "compaction.compression_ratio",
-        "Compression ratio",
-        "Share of the compacted region's lines to keep (0.05-0.95)",
-        "float",
-        lambda s: float(s.settings.compaction.compression_ratio),
-        minimum=0.05,
-        maximum=0.95,
-        step=0.05,
-    ),
-    SettingItem(
-        "compaction.preserve_recent",
-        "Preserve recent messages",
-        "Newest messages never compacted",
-        "int",
-        lambda s: int(s.settings.compaction.preserve_recent),
-        minimum=0,
-        maximum=1000,
-    ),
-    SettingItem(
-        "retry.maxRetries",
-        "Max retries",
-        "How many times a transient provider error is retried",
-        "int",
-        lambda s: int(s.settings.retry.max_retries),
-        minimum=0,
-        maximum=100,
-    ),
-    SettingItem(
-        "shellPath",
-        "Shell path",
-        "Shell used by the bash tool and !commands (empty = default)",
-        "text",
-        lambda s: s.settings.shell_path or "",
-    ),
-    SettingItem(
-        "shellCommandPrefix",
-        "Shell command prefix",
-        "Text prepended to every shell command, e.g. `source ~/.profile &&` (empty = none)",
-        "text",
-        lambda s: s.settings.shell_command_prefix or "",
-    ),
+    _item("theme", lambda s: s.settings.theme if s.settings.theme in ("dark", "light") else "dark"),
+    _item("hideThinkingBlock", lambda s: bool(s.settings.hide_thinking_block)),
+    _item("quietStartup", lambda s: bool(s.settings.quiet_startup)),
+    _item("doubleEscapeAction", lambda s: s.settings.double_escape_action),
+    _item("bellOnTurnEnd", lambda s: bool(s.settings.bell_on_turn_end)),
+    _item("animations", lambda s: bool(s.settings.animations)),
+    _item("editorPaddingX", lambda s: int(s.settings.editor_padding_x)),
+    _item("images.blockImages", lambda s: bool(s.settings.images.block_images)),
+    _item("compaction.reserveTokens", lambda s: int(s.settings.compaction.reserve_tokens)),
+    _item("compaction.compression_ratio", lambda s: float(s.settings.compaction.compression_ratio)),
+    _item("compaction.preserve_recent", lambda s: int(s.settings.compaction.preserve_recent)),
+    _item("retry.maxRetries", lambda s: int(s.settings.retry.max_retries)),
+    _item("shellPath", lambda s: s.settings.shell_path or ""),
+    _item("shellCommandPrefix", lambda s: s.settings.shell_command_prefix or ""),
 ]
 
 
