@@ -51,7 +51,6 @@ class AgentRun:
         self.host = host
         self.new_messages: list[Any] = []
         self.retry_wait: asyncio.Future[None] | None = None
-        self.retry_aborted = False
         self.aborted = False
         # The last streamed message was paused by the server (Anthropic `pause_turn`).
         self.paused = False
@@ -126,7 +125,6 @@ class AgentRun:
 
     def cancel_retry(self) -> bool:
         if self.retry_wait is not None and not self.retry_wait.done():
-            self.retry_aborted = True
             self.retry_wait.set_exception(RetryCancelled())
             return True
         return False

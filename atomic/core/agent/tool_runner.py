@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from atomic.core.events import ToolExecutionEnd, ToolExecutionStart, ToolExecutionUpdate
@@ -144,5 +143,3 @@ async def _execute(
     except Exception as exc:  # a crashing tool is reported to the model, never kills the agent
         return _error_output(f"Tool {call.name} failed: {type(exc).__name__}: {exc}"), True
 
-
-UpdateCallback = Callable[[ToolOutput], None]
