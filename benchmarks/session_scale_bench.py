@@ -1,6 +1,7 @@
 """Sessions at scale: a 50,000-entry session file (text, tool calls, results) through `atomic --mode rpc`.
 
     .venv/bin/python benchmarks/session_scale_bench.py            # --entries 50000 --runs 3
+    .venv/bin/python benchmarks/session_scale_bench.py --export-in-process    # the export's CPU alone
 
 Generates the session in a temp folder (nothing is written to the real home), starts the RPC
 process on it with the offline scripted provider and prints, per run and as medians:
@@ -222,6 +223,27 @@ async def one_run(
     return figures
 
 
+EXPORT_CHILD = """
+import json, sys, time
+from atomic.core.export.html_export import export_session_html
+lines = open(sys.argv[1], encoding="utf-8").read().splitlines()
+header, entries = json.loads(lines[0]), [json.loads(line) for line in lines[1:]]
+started = time.process_time()
+page = export_session_html(header=header, entries=entries, leaf_id=None)
+print(f"{time.process_time() - started:.2f} s CPU, page {len(page) / 1e6:.1f} MB")
+"""
+
+
+def export_in_process(big: Path, env: dict[str, str], runs: int) -> None:
+    """The export alone, in a fresh interpreter: its CPU time without the RPC process around it."""
+    import subprocess
+
+    for index in range(runs):
+        done = subprocess.run([sys.executable, "-c", EXPORT_CHILD, str(big)], env=env, cwd=big.parent,
+                              capture_output=True, text=True, check=True)
+        print(f"export in-process, run {index + 1}: {done.stdout.strip()}", flush=True)
+
+
 def _seconds(value: float) -> str:
     return f"{value * 1000:.1f} ms" if value < 1 else f"{value:.2f} s"
 
@@ -238,6 +260,8 @@ async def main() -> None:
     parser.add_argument("--timeout", type=float, default=120.0)
     parser.add_argument("--no-export", action="store_true", help="skip export_html (the slowest figure)")
     parser.add_argument("--src", help="run the package from this folder instead (PYTHONPATH), e.g. an old checkout")
+    parser.add_argument("--export-in-process", action="store_true",
+                        help="only time export_session_html in a fresh interpreter (CPU), no RPC")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="atomic-scale-") as folder:
         root = Path(folder)
@@ -251,6 +275,9 @@ async def main() -> None:
             env["PYTHONPATH"] = args.src
         big = root / "big.jsonl"
         generate(big, args.entries, work)
+        if args.export_in_process:
+            export_in_process(big, env, args.runs)
+            return
         chain = None
         if args.tree_depth:
             chain = root / "chain.jsonl"

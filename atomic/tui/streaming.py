@@ -109,18 +109,6 @@ def block_boundaries(text: str) -> list[int]:
     return offsets
 
 
-def split_blocks(text: str) -> list[str]:
-    """Top-level blocks of `text` (each keeps its trailing blank line); the last may still be growing."""
-    blocks: list[str] = []
-    start = 0
-    for offset in block_boundaries(text):
-        if text[start:offset].strip():
-            blocks.append(text[start:offset])
-            start = offset
-    blocks.append(text[start:])
-    return blocks
-
-
 def _is_plain_blank(strip: Strip, base: Style) -> bool:
     # Code blocks pad with coloured blank lines; only uncoloured ones are spacing.
     return not strip.text.strip() and all(seg.style is None or seg.style.bgcolor == base.bgcolor for seg in strip)

@@ -109,3 +109,21 @@ async def test_warm_up_starts_for_the_configured_provider_only(monkeypatch: pyte
     registry.start_provider_warmup("openai-responses")
     registry.start_provider_warmup("scripted")  # not a built-in SDK provider: nothing to load
     assert started == ["openai-responses"]
+
+
+def test_the_warm_up_also_builds_the_turn_models_validators() -> None:
+    """The first prompt no longer builds the message and event validators on the loop: the warm-up
+    thread has (checked in a fresh interpreter, where nothing has used them yet)."""
+    import subprocess
+    import sys
+
+    code = (
+        "from atomic.core import events, messages\n"
+        "from atomic.core.providers.registry import warm_turn_models\n"
+        "models = [messages.UserMessage, messages.AssistantMessage, events.MessageUpdate, events.AgentEnd]\n"
+        "before = [m.__pydantic_complete__ for m in models]\n"
+        "warm_turn_models()\n"
+        "print(before, [m.__pydantic_complete__ for m in models])\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[False, False, False, False] [True, True, True, True]"

@@ -11,12 +11,13 @@ costs nothing until an export actually runs.
 from __future__ import annotations
 
 import html
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import lru_cache
 from typing import Any
+
+from atomic.core.export.markdown_fast import render_simple
 
 # Highlighting a huge blob is slow and rarely useful; beyond this it is shown plain.
 MAX_HIGHLIGHT_CHARS = 200_000
@@ -200,34 +201,17 @@ def _markdown(breaks: bool) -> Any:
     return md
 
 
-# A text of plain sentences: every line starts with a letter and holds nothing markdown reads
-# (no list, heading, quote, code, emphasis, link, entity or HTML syntax, no trailing spaces).
-_PLAIN_LINE = re.compile(r"[A-Za-z][A-Za-z0-9 ,.;:?!'\"()/]*(?<! )")
-_BLANK_LINES = re.compile(r"\n(?:[ \t]*\n)+")
-
-
-def _plain_paragraphs(text: str, keep_line_breaks: bool) -> str | None:
-    """What markdown-it renders for a text of plain paragraphs, or None when it is not one.
-
-    Most of a session's texts are plain sentences; markdown-it spends ~0.5 ms on each."""
-    paragraphs = _BLANK_LINES.split(text.strip("\n"))
-    out: list[str] = []
-    for paragraph in paragraphs:
-        lines = paragraph.split("\n")
-        if not all(_PLAIN_LINE.fullmatch(line) for line in lines):
-            return None
-        # markdown-it escapes &, <, > and " in text; of those only " can occur here.
-        body = ("<br />\n" if keep_line_breaks else "\n").join(lines).replace('"', "&quot;")
-        out.append(f"<p>{body}</p>\n")
-    return "".join(out)
+def _fence(content: str, language: str) -> str:
+    return _fence_highlight(content, language, "")
 
 
 def render_markdown(text: str, *, keep_line_breaks: bool = False) -> str:
     """Markdown to safe HTML. `keep_line_breaks` turns single newlines into <br> (user prompts)."""
     if text:
-        plain = _plain_paragraphs(text, keep_line_breaks)
-        if plain is not None:
-            return plain
+        # Plain paragraphs, simple lists and fenced code: the same HTML without the parser.
+        simple = render_simple(text, "<br />\n" if keep_line_breaks else "\n", _fence)
+        if simple is not None:
+            return simple
     return str(_markdown(keep_line_breaks).render(text or ""))
 
 

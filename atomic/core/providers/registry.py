@@ -72,10 +72,41 @@ def _warm_openai_responses() -> None:
     openai_responses.warm_up()
 
 
+def warm_turn_models() -> None:
+    """Build the validators of the message and event models now, in the warm-up thread.
+
+    They are built on first use (so start-up does not pay for them), and the first prompt used ten
+    of them on the event loop: ~100 ms before its first delta, the SDK long since warm.
+    """
+    from pydantic import BaseModel
+
+    from atomic.core import events, messages
+
+    for module in (messages, events):
+        for value in list(vars(module).values()):
+            if (
+                isinstance(value, type)
+                and issubclass(value, BaseModel)
+                and value.__module__ == module.__name__
+                and not value.__pydantic_complete__
+            ):
+                value.model_rebuild()
+
+
+def _with_turn_models(warm: Callable[[], None]) -> Callable[[], None]:
+    def warm_all() -> None:
+        warm()
+        warm_turn_models()
+
+    return warm_all
+
+
 APIS: dict[str, ApiSpec] = {
-    "anthropic-messages": ApiSpec(_anthropic, _warm_anthropic, thinking_params.anthropic_params),
-    "openai-completions": ApiSpec(_openai_completions, _warm_openai_completions, thinking_params.completions_params),
-    "openai-responses": ApiSpec(_openai_responses, _warm_openai_responses, thinking_params.responses_params),
+    "anthropic-messages": ApiSpec(_anthropic, _with_turn_models(_warm_anthropic), thinking_params.anthropic_params),
+    "openai-completions": ApiSpec(
+        _openai_completions, _with_turn_models(_warm_openai_completions), thinking_params.completions_params),
+    "openai-responses": ApiSpec(
+        _openai_responses, _with_turn_models(_warm_openai_responses), thinking_params.responses_params),
     # Tests, snapshots and demos: a session gives it its own script (SessionOptions.scripted or a script file).
     "scripted": ApiSpec(_scripted, None, None, needs_api_key=False),
 }
