@@ -1,4 +1,4 @@
-"""AtomicApp: the interactive terminal UI, a thin Textual frontend over an in-process AgentSession."""
+"""AtomicApp: the interactive terminal UI, a thin Textual frontend over an in-process engine (the `Engine` contract)."""
 
 from __future__ import annotations
 
@@ -6,29 +6,35 @@ import gc
 import re
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, ClassVar, cast
 
 from textual.app import App, ComposeResult
+from textual.binding import BindingType
 from textual.screen import Screen
 from textual.widgets import TextArea
 
 from atomic.core.engine.options import SessionOptions  # a plain dataclass: cheap to import
 from atomic.tui.approvals import TuiApprover, next_mode
 from atomic.tui.clipboard import copy_text
-from atomic.tui.commands import BUILTIN_COMMANDS, SlashCommandProvider, SlashCommands
+from atomic.tui.commands import COMMANDS, SlashCommandProvider, SlashCommands
 from atomic.tui.completion import MAX_ITEMS, CompletionItem, CompletionPopup, FileIndex, find_context, rank
 from atomic.tui.conversation import Conversation, StartupHeader
 from atomic.tui.editor import PromptEditor
 from atomic.tui.events_bridge import EventBridge
-from atomic.tui.extension_ui import ExtensionUiPresenter, ExtensionWidgets
+from atomic.tui.extension_ui import ExtensionUiPresenter
 from atomic.tui.find_bar import FindBar
-from atomic.tui.footer import QueuePanel, StatusFooter, WorkingIndicator
-from atomic.tui.formatting import read_git_branch, tilde_path
+from atomic.tui.footer import ExtensionWidgets, QueuePanel, StatusFooter, WorkingIndicator
+from atomic.tui.formatting import read_git_branch, tilde
+from atomic.tui.host import AppHost
 from atomic.tui.input_flow import InputFlow, session_prompts
 from atomic.tui.keybindings import APP_KEYS, KeyTable, load_overrides, register_legacy_sequences
 from atomic.tui.main_screen import MainScreen
 from atomic.tui.renderer import ConversationRenderer
 from atomic.tui.theme import DARK, LIGHT, theme_name_for
+
+if TYPE_CHECKING:
+    from atomic.core.contract import Engine
+    from atomic.tui.screens.settings_screen import SettingChanged
 
 DOUBLE_PRESS_S = 1.0
 # Not offered until the engine runs. cycle_thinking is not here: a disabled binding lets Shift+Tab fall through
@@ -37,7 +43,7 @@ _NEEDS_SESSION = {"select_model", "cycle_model", "cycle_model_back", "dequeue", 
 _CODE_FENCE = re.compile(r"^(```|~~~)[^\n]*\n(.*?)^\1\s*$", re.MULTILINE | re.DOTALL)
 
 
-class AtomicApp(App[int]):
+class AtomicApp(AppHost):
     CSS = """
     /* MainScreen only: a `Screen` rule here would also paint modal screens opaque (blank, not dimmed). */
     MainScreen { layout: vertical; background: $background; }
@@ -47,7 +53,7 @@ class AtomicApp(App[int]):
     """
     COMMAND_PALETTE_BINDING = "f1"
     COMMANDS = App.COMMANDS | {SlashCommandProvider}
-    BINDINGS = KeyTable().app_bindings()
+    BINDINGS: ClassVar[list[BindingType]] = KeyTable().app_bindings()
     ENABLE_COMMAND_PALETTE = True
 
     def __init__(
@@ -56,7 +62,7 @@ class AtomicApp(App[int]):
         *,
         clock: Callable[[], float] = time.monotonic,
         cursor_blink: bool = True,
-        session: Any = None,
+        session: Engine | None = None,
         initial_message: str | None = None,
         resume: bool = False,
         defer_session_start: bool | None = None,
@@ -75,13 +81,13 @@ class AtomicApp(App[int]):
         self.theme = DARK.name
         self.clock = clock
         self.cursor_blink_enabled = cursor_blink
-        self.session: Any = session
+        # None until start_session creates it (the helpers only run once it exists).
+        self.session = cast("Engine", session)
         self.slash = SlashCommands(self)
-        self.input_flow = InputFlow(self)
+        self.input_flow = InputFlow(self, self.slash)
         self.files = FileIndex(options.cwd)
         self.git_branch: str | None = None
         self._last_ctrl_c = -10.0
-        self._last_escape = -10.0
         self.startup_error: str | None = None
         self._unsubscribe: Callable[[], None] | None = None
         self.initial_message = initial_message
@@ -144,10 +150,10 @@ class AtomicApp(App[int]):
     async def start_session(self) -> None:
         """Create the engine session (unless one was given) and show it."""
         if self.session is None:
-            from atomic.core.engine.factory import StartupError, create_session
+            from atomic.core.contract import StartupError, open_engine
 
             try:
-                self.session = await create_session(self.options)
+                self.session = await open_engine(self.options)
             except StartupError as exc:
                 self.startup_error = str(exc)
                 self.exit(return_code=1, message=str(exc))
@@ -155,16 +161,15 @@ class AtomicApp(App[int]):
         # A loaded session is tens of thousands of long-lived objects; left in the collected generations,
         # every full collection walks them all (~50 ms pauses while typing or streaming). Freeze them.
         gc.freeze()
-        self.bridge = EventBridge(self)
-        self._unsubscribe = self.session.subscribe(self.bridge.handle)
         self.extension_ui = ExtensionUiPresenter(self)
-        self.session.permissions.approver = TuiApprover(self)
+        self.bridge = EventBridge(self, self.input_flow, self.extension_ui)
+        self._unsubscribe = self.session.subscribe(self.bridge.handle)
+        self.session.set_approver(TuiApprover(self))
         self.git_branch = read_git_branch(self.session.cwd)
         self.apply_settings()
         self.show_startup()
-        if self.session.mcp is not None:
-            # MCP notices (a server failed to start, project servers skipped) as toasts; never on stderr.
-            self.session.mcp.set_notice_sink(lambda line: self.notify(line, severity="warning", timeout=8))
+        # MCP notices (a server failed to start, project servers skipped) as toasts; never on stderr.
+        self.session.set_mcp_notice_sink(lambda line: self.notify(line, severity="warning", timeout=8))
         self.renderer.render_history(self.session.messages())
         self.load_prompt_history()
         self.after_state_change()
@@ -180,7 +185,7 @@ class AtomicApp(App[int]):
 
     async def open_first_screen(self) -> None:
         if self.open_resume_picker:
-            self.slash.open_screen("resume")
+            self.slash.open_session_picker()
         elif self.initial_message:
             self.editor.prompt_history.add(self.initial_message)
             self.input_flow.pending.appendleft((self.initial_message, False))
@@ -201,17 +206,20 @@ class AtomicApp(App[int]):
         self.session.set_steering_mode(settings.steering_mode)
         self.session.set_follow_up_mode(settings.follow_up_mode)
 
+    def on_setting_changed(self, message: SettingChanged) -> None:
+        # Posted by the settings screen (it bubbles up to here): the theme and the CSS classes change at once.
+        self.apply_settings()
+
     def after_state_change(self) -> None:
         """Refresh everything that shows engine state (after a command, a screen or an event)."""
         session = self.session
         if session is None:
             return
-        self.footer.set_location(session.cwd, self.git_branch, session.store.name())
+        self.footer.set_location(session.cwd, self.git_branch, session.session_name)
         self.refresh_model()
         self.footer.set_stats(session.session_stats())
-        self.queue_panel.set_queue(
-            session.steering.texts(), [*session.follow_ups.texts(), *self.input_flow.after_compaction]
-        )
+        queue = session.queue()
+        self.queue_panel.set_queue(list(queue.steering), [*queue.follow_up, *self.input_flow.after_compaction])
         self.apply_settings()
 
     def refresh_model(self) -> None:
@@ -233,41 +241,24 @@ class AtomicApp(App[int]):
         lines: list[str] = []
         if not session.settings.quiet_startup:
             lines.append("atomic · esc interrupt · ctrl+c clear · ctrl+d quit · / commands · ! bash · ctrl+l model · f1 palette")
-            context = [tilde_path(getattr(f, "path", f)) for f in session.context_files or []]
+            context = [tilde(path) for path in session.context_file_paths()]
             if context:
                 lines.append("[Context] " + ", ".join(context))
-            resources = session.resources.commands() if session.resources is not None else []
-            prompts = [f"/{c['name']}" for c in resources if c.get("source") == "prompt"]
-            skills = [f"/{c['name']}" for c in resources if c.get("source") == "skill"]
-            if prompts:
-                lines.append("[Prompts] " + ", ".join(prompts))
-            if skills:
-                lines.append("[Skills] " + ", ".join(skills))
-            extensions = self.extension_commands()
-            if extensions:
-                lines.append("[Extensions] " + ", ".join(f"/{c['name']}" for c in extensions))
+            commands = session.commands()
+            for title, source in (("Prompts", "prompt"), ("Skills", "skill"), ("Extensions", "extension")):
+                names = [f"/{c.name}" for c in commands if c.source == source]
+                if names:
+                    lines.append(f"[{title}] " + ", ".join(names))
         if lines:
             self.conversation.add(StartupHeader("\n".join(lines)))
         for warning in [*session.startup_warnings, *self.key_warnings]:
             self.renderer.note(warning, "warning")
         if session.model is None:
-            from atomic.core.models import no_model_message
-
-            guide = no_model_message(session.registry).replace(str(self.agent_dir), tilde_path(self.agent_dir))
+            guide = session.no_model_guide().replace(str(self.agent_dir), tilde(self.agent_dir))
             self.renderer.note("Welcome to Atomic.\n\n" + guide, "guide")
 
-    def extension_commands(self) -> list[dict[str, Any]]:
-        extensions = getattr(self.session, "extensions", None)
-        getter = getattr(extensions, "commands", None)
-        if not callable(getter):
-            return []
-        try:
-            return [c for c in getter() if isinstance(c, dict) and c.get("name")]
-        except Exception:
-            return []
-
     def _extension_command_names(self) -> set[str]:
-        return {str(c["name"]) for c in self.extension_commands()}
+        return {c.name for c in self.session.commands() if c.source == "extension"}
 
     def show_error(self, text: str) -> None:
         self.renderer.note(text, "error")
@@ -289,26 +280,28 @@ class AtomicApp(App[int]):
             return
         row, column = self.editor.cursor_location
         self.completion.source = (self.editor.text, (row, column))
-        context = find_context(self.editor.text, row, column, self._extension_command_names())
+        # Extension commands complete their arguments; only a first line starting with "/" can name one.
+        arg_commands = self._extension_command_names() if self.editor.text.startswith("/") else set()
+        context = find_context(self.editor.text, row, column, arg_commands)
         if context is None:
             self.completion.close()
             return
         if context.kind == "args":
-            extensions = getattr(self.session, "extensions", None)
-            complete = getattr(extensions, "complete_command", None)
             try:
-                values = complete(context.command, context.query) if callable(complete) else []
-            except Exception:
+                values = self.session.complete_command_argument(context.command, context.query)
+            except Exception:  # an extension's completer failing must not break typing
                 values = []
             items = [CompletionItem(str(v), str(v)) for v in values[:MAX_ITEMS]]
             self.completion.open_with(items, context)
             return
         if context.kind == "slash":
-            items = [CompletionItem(f"/{name} ", f"/{name}", desc) for name, desc in BUILTIN_COMMANDS]
-            resources = self.session.resources.commands() if self.session.resources is not None else []
-            for command in [*resources, *self.extension_commands()]:
-                name = command["name"]
-                items.append(CompletionItem(f"/{name} ", f"/{name}", command.get("description") or ""))
+            items = [CompletionItem(f"/{c.name} ", f"/{c.name}", c.description) for c in COMMANDS]
+            commands = self.session.commands()
+            # Templates and skills, then extension commands.
+            ordered = [c for c in commands if c.source != "extension"] + [c for c in commands if c.source == "extension"]
+            for command in ordered:
+                name = command.name
+                items.append(CompletionItem(f"/{name} ", f"/{name}", command.description or ""))
             ranked = rank(items, "/" + context.query) if context.query else items[:MAX_ITEMS]
             self.completion.open_with(ranked, context)
         else:
@@ -395,7 +388,7 @@ class AtomicApp(App[int]):
         self.exit(0)
 
     def action_select_model(self) -> None:
-        self.slash.open_screen("model")
+        self.slash.open_model_picker()
 
     def action_cycle_model(self, backwards: bool = False) -> None:
         result = self.session.cycle_model(backwards=backwards)
@@ -403,7 +396,8 @@ class AtomicApp(App[int]):
             self.notify("Only one model available")
             return
         model = self.session.model
-        self.notify(f"Switched to {model.name or model.id} (thinking: {self.session.thinking_level})")
+        name = (model.name or model.id) if model is not None else "no model"  # a cycle always lands on one
+        self.notify(f"Switched to {name} (thinking: {self.session.thinking_level})")
         self.after_state_change()
 
     def action_cycle_model_back(self) -> None:
@@ -449,7 +443,7 @@ class AtomicApp(App[int]):
         """F2: the next permission mode (ask → accept-edits → yolo), saved like /permissions."""
         if self.session is None:
             return
-        mode = next_mode(self.session.permissions.mode)
+        mode = next_mode(self.session.permission_mode)
         self.session.set_permission_mode(mode, persist=True)
         self.notify(f"Permission mode: {mode}")
 
@@ -473,7 +467,7 @@ class AtomicApp(App[int]):
 
     def action_dequeue(self) -> None:
         cleared = self.session.clear_queue()
-        texts = [*cleared["steering"], *cleared["followUp"], *self.input_flow.after_compaction]
+        texts = [*cleared.steering, *cleared.follow_up, *self.input_flow.after_compaction]
         self.input_flow.after_compaction = []
         if not texts:
             self.notify("No queued messages to restore")

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+
+from textual.app import App
 
 from atomic.core.permissions import PERMISSION_MODES, ApprovalRequest, Decision
 
-if TYPE_CHECKING:
-    from atomic.tui.app import AtomicApp
-
 
 class TuiApprover:
-    def __init__(self, app: AtomicApp) -> None:
+    def __init__(self, app: App[int]) -> None:
         self.app = app
 
     async def __call__(self, request: ApprovalRequest) -> Decision | None:

@@ -1,89 +1,56 @@
-"""Built-in slash commands, their dispatch, and the command-palette provider that offers them."""
+"""Built-in slash commands: declared once in `COMMANDS` (name, description, handler, the screen it opens),
+which feeds completion, the command palette and dispatch.
+
+A command that opens a screen pushes it with a callback: the screen dismisses with a typed result (or
+None) and the callback here applies it through the engine, then refreshes the chrome.
+"""
 
 from __future__ import annotations
 
-import importlib
+import asyncio
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.screen import Screen
+
+from atomic.tui.host import AppHost
 
 if TYPE_CHECKING:
-    from atomic.tui.app import AtomicApp
+    from atomic.core.contract import SessionStats
+    from atomic.tui.screens.login_screen import LoginChoice
+    from atomic.tui.screens.model_picker import ModelChoice
+    from atomic.tui.screens.session_picker import SessionChoice
+    from atomic.tui.screens.tree_screen import TreeChoice
 
-BUILTIN_COMMANDS: tuple[tuple[str, str], ...] = (
-    ("model", "Select a model (ctrl+l)"),
-    ("thinking", "Select the thinking level (shift+tab cycles)"),
-    ("settings", "Open settings"),
-    ("hotkeys", "Show keyboard shortcuts"),
-    ("new", "Start a new session"),
-    ("resume", "Resume another session"),
-    ("name", "Name this session: /name <name>"),
-    ("session", "Session file, id, messages, tokens and cost"),
-    ("fork", "New session from an earlier user message"),
-    ("clone", "Copy this session into a new one"),
-    ("tree", "Navigate the session tree"),
-    ("compact", "Compact the context now"),
-    ("export", "Export to HTML: /export [path]"),
-    ("copy", "Copy the last reply to the clipboard"),
-    ("login", "Store an API key for a provider"),
-    ("logout", "Remove a stored API key"),
-    ("mcp", "MCP servers: status, tools, errors, reconnect"),
-    ("trust", "View or change whether this project folder is trusted"),
-    ("permissions", "Approvals: /permissions [ask|accept-edits|yolo] (f2 cycles)"),
-    ("quit", "Quit Atomic"),
-)
-
-# name → (class, extra keyword arguments) of the modal screens in atomic.tui.screens (loaded lazily).
-SCREENS: dict[str, tuple[str, dict[str, Any]]] = {
-    "model": ("ModelPickerScreen", {}),
-    "thinking": ("ThinkingPickerScreen", {}),
-    "settings": ("SettingsScreen", {}),
-    "resume": ("SessionPickerScreen", {}),
-    "tree": ("TreeScreen", {}),
-    "fork": ("ForkPickerScreen", {}),
-    "login": ("LoginScreen", {"mode": "login"}),
-    "logout": ("LoginScreen", {"mode": "logout"}),
-    "mcp": ("McpScreen", {}),
-}
-# A screen result starting with this asks for its text to be put into the editor.
-EDITOR_PREFIX = "editor:"
-# ... and with this, to be shown as a line in the conversation (login and logout say what happens next).
-NOTE_PREFIX = "note:"
+R = TypeVar("R")
 
 
-def load_screen_class(class_name: str) -> type | None:
-    try:
-        package = importlib.import_module("atomic.tui.screens")
-        return getattr(package, class_name)
-    except (ImportError, AttributeError):
-        return None
-
-
-def session_info_text(stats: dict[str, Any], name: str | None) -> str:
-    tokens = stats.get("tokens") or {}
+def session_info_text(stats: SessionStats, name: str | None) -> str:
+    tokens = stats.tokens
     lines = ["Session Info", ""]
     if name:
         lines.append(f"Name: {name}")
     lines += [
-        f"File: {stats.get('sessionFile') or 'In-memory'}",
-        f"ID: {stats.get('sessionId')}",
+        f"File: {stats.session_file or 'In-memory'}",
+        f"ID: {stats.session_id}",
         "",
         "Messages",
-        f"  User: {stats.get('userMessages', 0)}",
-        f"  Assistant: {stats.get('assistantMessages', 0)}",
-        f"  Tool Calls: {stats.get('toolCalls', 0)}",
-        f"  Tool Results: {stats.get('toolResults', 0)}",
-        f"  Total: {stats.get('totalMessages', 0)}",
+        f"  User: {stats.user_messages}",
+        f"  Assistant: {stats.assistant_messages}",
+        f"  Tool Calls: {stats.tool_calls}",
+        f"  Tool Results: {stats.tool_results}",
+        f"  Total: {stats.total_messages}",
         "",
         "Tokens",
-        f"  Input: {tokens.get('input', 0):,}",
-        f"  Output: {tokens.get('output', 0):,}",
-        f"  Cache Read: {tokens.get('cacheRead', 0):,}",
-        f"  Cache Write: {tokens.get('cacheWrite', 0):,}",
-        f"  Total: {tokens.get('total', 0):,}",
+        f"  Input: {tokens.input:,}",
+        f"  Output: {tokens.output:,}",
+        f"  Cache Read: {tokens.cache_read:,}",
+        f"  Cache Write: {tokens.cache_write:,}",
+        f"  Total: {tokens.total:,}",
         "",
-        f"Cost: ${float(stats.get('cost', 0.0)):.4f}",
+        f"Cost: ${stats.cost:.4f}",
     ]
     return "\n".join(lines)
 
@@ -91,55 +58,71 @@ def session_info_text(stats: dict[str, Any], name: str | None) -> str:
 class SlashCommands:
     """Runs `/name args` typed in the editor. Unknown names go to the engine (templates, skills, extensions)."""
 
-    def __init__(self, app: AtomicApp) -> None:
+    def __init__(self, app: AppHost) -> None:
         self.app = app
-        self.handlers: dict[str, Callable[[str], Awaitable[None]]] = {
-            "hotkeys": self._hotkeys,
-            "new": self._new,
-            "name": self._name,
-            "session": self._session,
-            "clone": self._clone,
-            "compact": self._compact,
-            "export": self._export,
-            "copy": self._copy,
-            "permissions": self._permissions,
-            "quit": self._quit,
-            "trust": self._trust,
-        }
 
     def handles(self, text: str) -> bool:
         name = text[1:].split(maxsplit=1)[0] if text.startswith("/") and len(text) > 1 else ""
-        return name in self.handlers or name in SCREENS
+        return name in BY_NAME
 
     async def run(self, text: str) -> bool:
         parts = text[1:].split(maxsplit=1)
-        if not parts:
+        if not parts or parts[0] not in BY_NAME:
             return False
-        name, args = parts[0], (parts[1].strip() if len(parts) > 1 else "")
-        if name in self.handlers:
-            await self.handlers[name](args)
-            return True
-        if name == "model" and args and self._switch_model_directly(args):
-            return True
-        if name in SCREENS:
-            self.open_screen(name, args)
-            return True
-        return False
+        await BY_NAME[parts[0]].run(self, parts[1].strip() if len(parts) > 1 else "")
+        return True
 
-    async def _permissions(self, args: str) -> None:
-        session = self.app.session
-        if not args:
-            self.app.notify(
-                f"Permission mode: {session.permissions.mode}. /permissions ask|accept-edits|yolo changes it; "
-                "f2 cycles."
-            )
+    # ------------------------------------------------------------------ screens and their results
+
+    def _push(
+        self, name: str, make: Callable[[], Screen[R | None]], apply: Callable[[R], Awaitable[None]] | None = None
+    ) -> None:
+        """Open a screen; when it dismisses with a result, apply it, then refresh what shows engine state."""
+        app = self.app
+        if app.session is None:
+            app.notify(f"/{name} is not available yet", severity="warning")
             return
         try:
-            session.set_permission_mode(args.strip(), persist=True)
-        except ValueError as exc:
-            self.app.notify(str(exc), severity="error")
+            screen = make()
+        except Exception as exc:  # a screen bug must not take the app down
+            app.show_error(f"/{name} failed to open: {exc}")
             return
-        self.app.notify(f"Permission mode: {session.permissions.mode}")
+
+        async def done(result: R | None) -> None:
+            if result is not None and apply is not None:
+                try:
+                    await apply(result)
+                except Exception as exc:  # an engine refusal is shown, never crashes the app
+                    app.notify(str(exc) or type(exc).__name__, title="Error", severity="error")
+            app.after_state_change()
+
+        app.push_screen(screen, done)
+
+    def open_model_picker(self, query: str = "") -> None:
+        from atomic.tui.screens.model_picker import ModelPickerScreen
+
+        self._push("model", lambda: ModelPickerScreen(self.app.session, initial_query=query), self._model_chosen)
+
+    async def _model_chosen(self, choice: ModelChoice) -> None:
+        # An interactive choice becomes the default for the next start, as in pi.
+        chosen = self.app.session.set_model(choice.provider, choice.model_id, persist=True)
+        self.app.notify(f"Model: {chosen.provider}/{chosen.id}")
+
+    def open_session_picker(self) -> None:
+        from atomic.tui.screens.session_picker import SessionPickerScreen
+
+        self._push("resume", lambda: SessionPickerScreen(self.app.session), self._session_chosen)
+
+    async def _session_chosen(self, choice: SessionChoice) -> None:
+        if await self.app.session.switch_session(choice.path):
+            self.app.notify(f"Resumed: {choice.title}")
+        else:
+            self.app.notify("Session switch cancelled by an extension")
+
+    async def _model(self, args: str) -> None:
+        if args and self._switch_model_directly(args):
+            return
+        self.open_model_picker(args)
 
     def _switch_model_directly(self, term: str) -> bool:
         """`/model <term>`: switch when exactly one available model is `id` or `provider/id`."""
@@ -159,31 +142,107 @@ class SlashCommands:
         self.app.notify(f"Switched to {model.name or model.id}")
         return True
 
-    def open_screen(self, name: str, args: str = "") -> None:
-        app = self.app
-        class_name, extra = SCREENS[name]
-        screen_class = load_screen_class(class_name)
-        if screen_class is None or app.session is None:
-            app.notify(f"/{name} is not available yet", severity="warning")
+    async def _thinking(self, _args: str) -> None:
+        from atomic.tui.screens.thinking_picker import ThinkingPickerScreen
+
+        self._push("thinking", lambda: ThinkingPickerScreen(self.app.session), self._thinking_chosen)
+
+    async def _thinking_chosen(self, level: str) -> None:
+        result = self.app.session.set_thinking_level(level, persist=True)
+        self.app.notify(f"Thinking level: {result.level}")
+
+    async def _settings(self, _args: str) -> None:
+        from atomic.tui.screens.settings_screen import SettingsScreen
+
+        # Each change is saved and applied while the screen is open; the result only sums them up.
+        self._push("settings", lambda: SettingsScreen(self.app.session), self._notify_text)
+
+    async def _notify_text(self, text: str) -> None:
+        if text:
+            self.app.notify(text)
+
+    async def _resume(self, _args: str) -> None:
+        self.open_session_picker()
+
+    async def _tree(self, _args: str) -> None:
+        from atomic.tui.screens.tree_screen import TreeScreen
+
+        self._push("tree", lambda: TreeScreen(self.app.session), self._tree_chosen)
+
+    async def _tree_chosen(self, choice: TreeChoice) -> None:
+        text = await self.app.session.navigate_to(choice.entry_id)
+        if text is not None:
+            self.app.restore_to_editor([text])  # a user message: its text comes back to be edited and resent
+        else:
+            self.app.notify("Moved to the selected entry")
+
+    async def _fork(self, _args: str) -> None:
+        from atomic.tui.screens.fork_picker import ForkPickerScreen
+
+        self._push("fork", lambda: ForkPickerScreen(self.app.session), self._fork_chosen)
+
+    async def _fork_chosen(self, entry_id: str) -> None:
+        result = await self.app.session.fork(entry_id)
+        if result.cancelled:
+            self.app.notify("Fork cancelled by an extension")
+        else:
+            self.app.restore_to_editor([result.text])
+
+    async def _login(self, _args: str) -> None:
+        from atomic.tui.screens.login_screen import LoginScreen
+
+        self._push("login", lambda: LoginScreen(self.app.session, mode="login"), self._login_chosen)
+
+    async def _logout(self, _args: str) -> None:
+        from atomic.tui.screens.login_screen import LoginScreen
+
+        self._push("logout", lambda: LoginScreen(self.app.session, mode="logout"), self._login_chosen)
+
+    async def _login_chosen(self, choice: LoginChoice) -> None:
+        from atomic.tui.screens.login_screen import logout_text, select_provider_model
+
+        app, session, provider = self.app, self.app.session, choice.provider
+        if choice.api_key is None:
+            session.logout_provider(provider)
+            text = logout_text(session, provider)
+        else:
+            try:
+                session.login_provider(provider, choice.api_key)
+                model = select_provider_model(session, provider)
+            except Exception as exc:
+                app.notify(str(exc), title="Login failed", severity="error")
+                return
+            if model is None:
+                text = f"Logged in to {provider}, but it has no models to use: add some in models.json."
+            else:
+                text = (
+                    f"Logged in to {provider}. Using {model.name or model.id} ({provider}/{model.id}); "
+                    "ctrl+l picks another."
+                )
+        # A line in the conversation rather than a toast: it says what happens to the next message.
+        app.renderer.setup_note(text, ready=session.model is not None)
+
+    async def _mcp(self, _args: str) -> None:
+        from atomic.tui.screens.mcp_screen import McpScreen
+
+        self._push("mcp", lambda: McpScreen(self.app.session))
+
+    # ------------------------------------------------------------------ commands without a screen
+
+    async def _permissions(self, args: str) -> None:
+        session = self.app.session
+        if not args:
+            self.app.notify(
+                f"Permission mode: {session.permission_mode}. /permissions ask|accept-edits|yolo changes it; "
+                "f2 cycles."
+            )
             return
-        if args and name == "model":
-            extra = {**extra, "initial_query": args}
         try:
-            screen = screen_class(app.session, **extra)
-        except Exception as exc:  # a screen bug must not take the app down
-            app.show_error(f"/{name} failed to open: {exc}")
+            session.set_permission_mode(args.strip(), persist=True)
+        except ValueError as exc:
+            self.app.notify(str(exc), severity="error")
             return
-
-        def done(result: Any) -> None:
-            if isinstance(result, str) and result.startswith(EDITOR_PREFIX):
-                app.restore_to_editor([result.removeprefix(EDITOR_PREFIX)])
-            elif isinstance(result, str) and result.startswith(NOTE_PREFIX):
-                app.renderer.setup_note(result.removeprefix(NOTE_PREFIX), ready=app.session.model is not None)
-            elif isinstance(result, str) and result:
-                app.notify(result)
-            app.after_state_change()
-
-        app.push_screen(screen, done)
+        self.app.notify(f"Permission mode: {session.permission_mode}")
 
     async def _trust(self, _args: str) -> None:
         from atomic.tui.trust_flow import open_trust_screen
@@ -191,12 +250,9 @@ class SlashCommands:
         open_trust_screen(self.app)
 
     async def _hotkeys(self, _args: str) -> None:
-        hotkeys_screen = load_screen_class("HotkeysScreen")
-        if hotkeys_screen is None:
-            rows = "\n".join(f"{keys:<24} {what}" for keys, what in self.app.keys.describe())
-            self.app.renderer.note("Keyboard shortcuts\n\n" + rows)
-            return
-        self.app.push_screen(hotkeys_screen(self.app.keys.describe()))
+        from atomic.tui.screens.hotkeys_screen import HotkeysScreen
+
+        self.app.push_screen(HotkeysScreen(self.app.keys.describe()))
 
     async def _new(self, _args: str) -> None:
         session = self.app.session
@@ -210,7 +266,7 @@ class SlashCommands:
         session = self.app.session
         assert session is not None
         if not args:
-            current = session.store.name()
+            current = session.session_name
             if current:
                 self.app.notify(f"Session name: {current}")
             else:
@@ -222,7 +278,7 @@ class SlashCommands:
     async def _session(self, _args: str) -> None:
         session = self.app.session
         assert session is not None
-        self.app.renderer.note(session_info_text(session.session_stats(), session.store.name()))
+        self.app.renderer.note(session_info_text(session.session_stats(), session.session_name))
 
     async def _clone(self, _args: str) -> None:
         session = self.app.session
@@ -253,8 +309,6 @@ class SlashCommands:
     async def _export(self, args: str) -> None:
         session = self.app.session
         assert session is not None
-        import asyncio
-
         from atomic.tui.reports import export_text
 
         note = self.app.renderer.note("⟳ Exporting the session to HTML…")
@@ -282,22 +336,61 @@ class SlashCommands:
         await self.app.action_quit()
 
 
+@dataclass(frozen=True)
+class SlashCommand:
+    """One built-in command. `screen` names the modal screen it opens (a class in atomic.tui.screens)."""
+
+    name: str
+    description: str
+    run: Callable[[SlashCommands, str], Awaitable[None]]
+    screen: str | None = None
+
+
+# The order is the order completion and the palette show them in.
+COMMANDS: tuple[SlashCommand, ...] = (
+    SlashCommand("model", "Select a model (ctrl+l)", SlashCommands._model, "ModelPickerScreen"),
+    SlashCommand(
+        "thinking", "Select the thinking level (shift+tab cycles)", SlashCommands._thinking, "ThinkingPickerScreen"
+    ),
+    SlashCommand("settings", "Open settings", SlashCommands._settings, "SettingsScreen"),
+    SlashCommand("hotkeys", "Show keyboard shortcuts", SlashCommands._hotkeys, "HotkeysScreen"),
+    SlashCommand("new", "Start a new session", SlashCommands._new),
+    SlashCommand("resume", "Resume another session", SlashCommands._resume, "SessionPickerScreen"),
+    SlashCommand("name", "Name this session: /name <name>", SlashCommands._name),
+    SlashCommand("session", "Session file, id, messages, tokens and cost", SlashCommands._session),
+    SlashCommand("fork", "New session from an earlier user message", SlashCommands._fork, "ForkPickerScreen"),
+    SlashCommand("clone", "Copy this session into a new one", SlashCommands._clone),
+    SlashCommand("tree", "Navigate the session tree", SlashCommands._tree, "TreeScreen"),
+    SlashCommand("compact", "Compact the context now", SlashCommands._compact),
+    SlashCommand("export", "Export to HTML: /export [path]", SlashCommands._export),
+    SlashCommand("copy", "Copy the last reply to the clipboard", SlashCommands._copy),
+    SlashCommand("login", "Store an API key for a provider", SlashCommands._login, "LoginScreen"),
+    SlashCommand("logout", "Remove a stored API key", SlashCommands._logout, "LoginScreen"),
+    SlashCommand("mcp", "MCP servers: status, tools, errors, reconnect", SlashCommands._mcp, "McpScreen"),
+    SlashCommand("trust", "View or change whether this project folder is trusted", SlashCommands._trust, "TrustScreen"),
+    SlashCommand(
+        "permissions", "Approvals: /permissions [ask|accept-edits|yolo] (f2 cycles)", SlashCommands._permissions
+    ),
+    SlashCommand("quit", "Quit Atomic", SlashCommands._quit),
+)
+BY_NAME: dict[str, SlashCommand] = {command.name: command for command in COMMANDS}
+
+
 class SlashCommandProvider(Provider):
     """Built-in commands in Textual's command palette (F1)."""
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        app: Any = self.app
-        for name, description in BUILTIN_COMMANDS:
-            score = matcher.match(f"/{name} {description}")
+        for command in COMMANDS:
+            score = matcher.match(f"/{command.name} {command.description}")
             if score > 0:
-                yield Hit(score, matcher.highlight(f"/{name}"), _runner(app, name), help=description)
+                hit = matcher.highlight(f"/{command.name}")
+                yield Hit(score, hit, self._runner(command.name), help=command.description)
 
     async def discover(self) -> Hits:
+        for command in COMMANDS:
+            yield DiscoveryHit(f"/{command.name}", self._runner(command.name), help=command.description)
+
+    def _runner(self, name: str) -> Callable[[], object]:
         app: Any = self.app
-        for name, description in BUILTIN_COMMANDS:
-            yield DiscoveryHit(f"/{name}", _runner(app, name), help=description)
-
-
-def _runner(app: Any, name: str) -> Callable[[], Any]:
-    return lambda: app.run_worker(app.slash.run(f"/{name}"))
+        return lambda: app.run_worker(app.slash.run(f"/{name}"))

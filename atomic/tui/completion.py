@@ -71,10 +71,10 @@ def find_context(text: str, row: int, column: int, arg_commands: set[str] | None
     return None
 
 
-def rank(items: list[CompletionItem], query: str, key: str = "label") -> list[CompletionItem]:
+def rank(items: list[CompletionItem], query: str) -> list[CompletionItem]:
     scored = []
     for index, item in enumerate(items):
-        score = fuzzy_score(query, getattr(item, key))
+        score = fuzzy_score(query, item.label)
         if score is not None:
             scored.append((-score, index, item))
     scored.sort()

@@ -6,9 +6,10 @@ from collections.abc import Callable
 
 from textual import events
 from textual.app import ComposeResult
-from textual.containers import Vertical, VerticalGroup, VerticalScroll
+from textual.containers import VerticalGroup, VerticalScroll
 from textual.content import Content
 from textual.geometry import Size
+from textual.widget import Widget
 from textual.widgets import Static
 
 from atomic.tui.streaming import StreamingMarkdown
@@ -50,7 +51,7 @@ class Conversation(VerticalScroll):
         if new_value <= 0 < old_value and self.on_reach_top is not None:
             self.call_later(self.on_reach_top)
 
-    def add(self, widget: Static | Vertical | VerticalGroup | StreamingMarkdown) -> None:
+    def add(self, widget: Widget) -> None:
         self.mount(widget)
         if not self._anchored:
             self.call_after_refresh(self._anchor_when_full)

@@ -6,9 +6,13 @@ import gc
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from atomic.core import events as ev  # loaded with the app already (the typed event models)
+from atomic.core.extensions.events import ExtensionUiRequest
+from atomic.tui.extension_ui import ExtensionUiPresenter
+from atomic.tui.host import AppHost
+from atomic.tui.input_flow import InputFlow
+
 if TYPE_CHECKING:
-    from atomic.core.events import Event
-    from atomic.tui.app import AtomicApp
     from atomic.tui.conversation import NoteMessage
 
 # A turn at least this long rings the bell at its end (setting bellOnTurnEnd).
@@ -27,7 +31,7 @@ def desktop_notify(app: Any, title: str, body: str) -> None:
     if app.terminal_focused is True:
         return
     clean_title, clean_body = (t.replace("\x1b", "").replace("\x07", "").replace(";", ",") for t in (title, body))
-    driver = getattr(app, "_driver", None)
+    driver = getattr(app, "_driver", None)  # foreign: Textual's terminal driver (private, None in tests)
     if driver is not None and not app.is_headless:
         driver.write(f"\x1b]777;notify;{clean_title};{clean_body}\x07\x1b]9;{clean_title}: {clean_body}\x07")
         driver.flush()
@@ -43,11 +47,14 @@ def desktop_notify(app: Any, title: str, body: str) -> None:
 
 
 class EventBridge:
-    def __init__(self, app: AtomicApp) -> None:
+    def __init__(self, app: AppHost, input_flow: InputFlow, extension_ui: ExtensionUiPresenter) -> None:
         self.app = app
+        self.input_flow = input_flow
+        self.extension_ui = extension_ui
         # The "Compacting…" line of the running compaction; it turns into the result.
         self.compaction_note: NoteMessage | None = None
-        # Event type → handler; events without one (turn_start, bash updates, ...) change nothing on screen.
+        # Event type → handler (each typed with its event class); events without one (turn_start, bash
+        # updates, ...) change nothing on screen.
         self.handlers: dict[str, Callable[[Any], None]] = {
             "agent_start": self.on_agent_start,
             "agent_end": self.on_agent_end,
@@ -72,7 +79,7 @@ class EventBridge:
             "extension_error": self.on_extension_error,
         }
 
-    def handle(self, event: Event) -> None:
+    def handle(self, event: ev.Event) -> None:
         handler = self.handlers.get(event.type)
         if handler is None:
             return
@@ -81,13 +88,13 @@ class EventBridge:
         except Exception as exc:  # a rendering bug must never take the session down
             self.app.renderer.note(f"UI error while showing {event.type}: {exc}", "error")
 
-    def on_agent_start(self, _event: Any) -> None:
+    def on_agent_start(self, _event: ev.AgentStart) -> None:
         self.app.working.start()
 
-    def on_agent_end(self, _event: Any) -> None:
+    def on_agent_end(self, _event: ev.AgentEnd) -> None:
         app = self.app
         elapsed = app.working.stop()
-        app.input_flow.retrying = False
+        self.input_flow.retrying = False
         app.renderer.retry_view = None
         app.after_state_change()
         if elapsed >= LONG_TURN_S:
@@ -96,53 +103,53 @@ class EventBridge:
             if notify_on_turn_end(app.session.settings):
                 desktop_notify(app, "Atomic", "The agent finished its turn")
 
-    def on_message_start(self, event: Any) -> None:
+    def on_message_start(self, event: ev.MessageStart) -> None:
         app = self.app
-        if app.input_flow.retrying and event.message.role == "assistant":
+        if self.input_flow.retrying and event.message.role == "assistant":
             # The countdown is over and the next attempt streams: Esc aborts it like any reply again.
-            app.input_flow.retrying = False
+            self.input_flow.retrying = False
             app.working.clear_status(still_working=True)
         app.renderer.on_message_start(event.message)
 
-    def on_message_update(self, event: Any) -> None:
+    def on_message_update(self, event: ev.MessageUpdate) -> None:
         self.app.renderer.on_assistant_event(event.assistant_message_event)
 
-    def on_message_end(self, event: Any) -> None:
+    def on_message_end(self, event: ev.MessageEnd) -> None:
         self.app.renderer.on_message_end(event.message)
         self.app.footer.set_stats(self.app.session.session_stats())
 
-    def on_tool_execution_start(self, event: Any) -> None:
+    def on_tool_execution_start(self, event: ev.ToolExecutionStart) -> None:
         self.app.renderer.on_tool_start(event.tool_call_id, event.tool_name, event.args)
 
-    def on_tool_execution_update(self, event: Any) -> None:
+    def on_tool_execution_update(self, event: ev.ToolExecutionUpdate) -> None:
         self.app.renderer.on_tool_update(event.tool_call_id, event.tool_name, event.args, event.partial_result)
 
-    def on_tool_execution_end(self, event: Any) -> None:
+    def on_tool_execution_end(self, event: ev.ToolExecutionEnd) -> None:
         self.app.renderer.on_tool_end(event.tool_call_id, event.tool_name, event.result, event.is_error)
 
-    def on_queue_update(self, event: Any) -> None:
+    def on_queue_update(self, event: ev.QueueUpdate) -> None:
         self.app.queue_panel.set_queue(event.steering, event.follow_up)
 
-    def on_compaction_start(self, event: Any) -> None:
+    def on_compaction_start(self, event: ev.CompactionStart) -> None:
         from atomic.tui.reports import compaction_start_text
 
         app = self.app
         label = "Context overflow detected. Auto-compacting…" if event.reason == "overflow" else "Compacting context…"
         app.working.show_status(label, "esc to cancel")
-        usage = app.session.context_usage() or {}
-        text = compaction_start_text(event.reason, usage.get("tokens"), len(app.session.context_items))
+        usage = app.session.context_usage()
+        text = compaction_start_text(event.reason, usage.tokens if usage else None, app.session.message_count())
         self.compaction_note = app.renderer.note(text)
 
-    def on_summarization_retry_scheduled(self, event: Any) -> None:
+    def on_summarization_retry_scheduled(self, event: ev.SummarizationRetryScheduled) -> None:
         label = f"Compaction: retrying in {{s}}s ({event.attempt}/{event.max_attempts}) · {event.error_message[:80]}"
         self.app.working.show_status(label, "esc to cancel", event.delay_ms / 1000)
 
-    def on_summarization_retry_attempt_start(self, _event: Any) -> None:
+    def on_summarization_retry_attempt_start(self, _event: ev.SummarizationRetryAttemptStart) -> None:
         self.app.working.show_status("Compacting context…", "esc to cancel")
 
-    def on_compaction_end(self, event: Any) -> None:
+    def on_compaction_end(self, event: ev.CompactionEnd) -> None:
         app = self.app
-        app.call_later(app.input_flow.send_after_compaction)
+        app.call_later(self.input_flow.send_after_compaction)
         app.working.clear_status(still_working=app.session.is_streaming)
         from atomic.tui.reports import compaction_result_text
 
@@ -158,32 +165,32 @@ class EventBridge:
         app.renderer.replace_note(note, text, kind)
         app.footer.set_stats(app.session.session_stats())
 
-    def on_auto_retry_start(self, event: Any) -> None:
+    def on_auto_retry_start(self, event: ev.AutoRetryStart) -> None:
         app = self.app
-        app.input_flow.retrying = True
+        self.input_flow.retrying = True
         app.renderer.retry_started(event.attempt, event.max_attempts)
         error = app.renderer.last_error
         reason = error.error.summary if error is not None else event.error_message.splitlines()[0][:80]
         label = f"Retrying in {{s}}s ({event.attempt}/{event.max_attempts}) · {reason}"
         app.working.show_status(label, "esc to cancel", event.delay_ms / 1000)
 
-    def on_auto_retry_end(self, event: Any) -> None:
+    def on_auto_retry_end(self, event: ev.AutoRetryEnd) -> None:
         app = self.app
-        app.input_flow.retrying = False
+        self.input_flow.retrying = False
         app.working.clear_status(still_working=app.session.is_streaming)
         app.renderer.retry_ended(event.success, event.attempt, event.final_error)
 
-    def on_thinking_level_changed(self, _event: Any) -> None:
+    def on_thinking_level_changed(self, _event: ev.ThinkingLevelChanged) -> None:
         self.app.refresh_model()
 
-    def on_model_changed(self, _event: Any) -> None:
+    def on_model_changed(self, _event: ev.ModelChanged) -> None:
         self.app.refresh_model()
 
-    def on_session_info_changed(self, _event: Any) -> None:
+    def on_session_info_changed(self, _event: ev.SessionInfoChanged) -> None:
         app = self.app
-        app.footer.set_location(app.session.cwd, app.git_branch, app.session.store.name())
+        app.footer.set_location(app.session.cwd, app.git_branch, app.session.session_name)
 
-    def on_session_changed(self, _event: Any) -> None:
+    def on_session_changed(self, _event: ev.SessionChanged) -> None:
         """New, resume, fork, clone, tree: the whole view is rebuilt from the session."""
         app = self.app
         app.conversation.clear()
@@ -195,8 +202,8 @@ class EventBridge:
         app.after_state_change()
         gc.freeze()  # the newly loaded session is long-lived: keep it out of garbage collection (see app.py)
 
-    def on_extension_ui_request(self, event: Any) -> None:
-        self.app.extension_ui.show(event)
+    def on_extension_ui_request(self, event: ExtensionUiRequest) -> None:
+        self.extension_ui.show(event)
 
-    def on_extension_error(self, event: Any) -> None:
+    def on_extension_error(self, event: ev.ExtensionError) -> None:
         self.app.renderer.note(f"Extension error ({event.extension_path}, {event.event}): {event.error}", "error")

@@ -1,66 +1,50 @@
 """Extension UI in the terminal: dialogs as modal screens, statuses in the footer, widgets above the
 editor, and the terminal title. The engine keeps the pending dialogs; this only presents them and
-hands the user's answer back (`session.extension_ui.resolve`)."""
+hands the user's answer back (`Engine.resolve_extension_ui`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from textual.content import Content
-from textual.widgets import Static
+from textual.notifications import SeverityLevel
 
+from atomic.core.events import Event
+from atomic.core.extensions.events import ExtensionUiRequest
 from atomic.core.extensions.ui import UiAnswer, UiAnswerError
+from atomic.tui.host import AppHost
 
 if TYPE_CHECKING:
-    from atomic.core.extensions.events import ExtensionUiRequest
-    from atomic.tui.app import AtomicApp
     from atomic.tui.screens.extension_dialogs import ExtensionDialog
 
 _CONTROL = {c: None for c in range(32)} | {127: None}
 
 
-class ExtensionWidgets(Static):
-    """The lines of every extension widget, in the order they were first set, above the editor."""
-
-    DEFAULT_CSS = """
-    ExtensionWidgets { height: auto; padding: 0 1; display: none; }
-    ExtensionWidgets.-active { display: block; }
-    """
-
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__("", id=id)
-        self.widgets: dict[str, list[str]] = {}
-
-    def set_widget(self, key: str, lines: list[str] | None) -> None:
-        if lines is None:
-            self.widgets.pop(key, None)
-        else:
-            self.widgets[key] = list(lines)
-        all_lines = [line for block in self.widgets.values() for line in block]
-        self.update(Content("\n".join(all_lines)))
-        self.set_class(bool(all_lines), "-active")
-
-
 class ExtensionUiPresenter:
-    def __init__(self, app: AtomicApp) -> None:
+    def __init__(self, app: AppHost) -> None:
         self.app = app
-        self.host = app.session.extension_ui
+        self.session = app.session
         self.dialogs: dict[str, ExtensionDialog[Any]] = {}
         self.statuses: dict[str, str] = {}
-        self._unsubscribe: list[Callable[[], None]] = [self.host.on_settled(self._settled)]
+        self._unsubscribe: list[Callable[[], None]] = [self.session.on_extension_ui_settled(self._settled)]
         # Attaching replays what extensions already set (statuses, widgets, title, early notices).
-        self._unsubscribe.append(self.host.attach(self.show))
+        self._unsubscribe.append(self.session.attach_extension_ui(self._replay))
 
     def close(self) -> None:
         for undo in self._unsubscribe:
             undo()
         self._unsubscribe = []
 
+    def _replay(self, event: Event) -> None:
+        if isinstance(event, ExtensionUiRequest):
+            self.show(event)
+
     def show(self, event: ExtensionUiRequest) -> None:
         method = event.method
         if method == "notify":
-            severity = {"warning": "warning", "error": "error"}.get(event.notify_type or "info", "information")
+            severity: SeverityLevel = "information"
+            if event.notify_type in ("warning", "error"):
+                severity = "warning" if event.notify_type == "warning" else "error"
             self.app.notify(event.message or "", severity=severity)
         elif method == "setStatus":
             self._set_status(event.status_key or "", event.status_text)
@@ -103,7 +87,7 @@ class ExtensionUiPresenter:
             else:
                 answer = UiAnswer(value=str(result))
             try:
-                self.host.resolve(request_id, answer)
+                self.session.resolve_extension_ui(request_id, answer)
             except UiAnswerError:
                 pass  # the engine ended it first (timeout or abort)
 

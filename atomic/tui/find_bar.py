@@ -162,9 +162,9 @@ class FindBar(Horizontal):
             return
         count.update(f"{self.matches.index(match) + 1}/{len(self.matches)}")
         self.screen.selections = {match.widget: match.selection}
-        self._scroll_to(match)
+        self._scroll_to_match(match)
 
-    def _scroll_to(self, match: Match) -> None:
+    def _scroll_to_match(self, match: Match) -> None:
         conversation = self.conversation
         widget = match.widget
         region = widget.region

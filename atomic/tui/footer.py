@@ -1,29 +1,33 @@
-"""The footer (folder, branch, session name; tokens, cost, context; model) and the working indicator."""
+"""The footer (folder, branch, session name; tokens, cost, context; model), the working indicator, the queue
+panel and the extension widgets above the editor."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual.content import Content
 from textual.timer import Timer
 from textual.widgets import Static
 
-from atomic.tui.formatting import format_elapsed, format_tokens, tilde_path
+from atomic.tui.formatting import flat_line, format_elapsed, format_tokens, tilde
+
+if TYPE_CHECKING:
+    from atomic.core.contract import SessionStats
 
 
-def usage_line(stats: dict[str, Any]) -> Content:
-    tokens = stats.get("tokens") or {}
+def usage_line(stats: SessionStats) -> Content:
+    tokens = stats.tokens
     parts: list[Content | tuple[str, str] | str] = [
-        f"↑{format_tokens(int(tokens.get('input', 0)))} ↓{format_tokens(int(tokens.get('output', 0)))} "
-        f"R{format_tokens(int(tokens.get('cacheRead', 0)))} W{format_tokens(int(tokens.get('cacheWrite', 0)))} "
-        f"${float(stats.get('cost', 0.0)):.3f}"
+        f"↑{format_tokens(tokens.input)} ↓{format_tokens(tokens.output)} "
+        f"R{format_tokens(tokens.cache_read)} W{format_tokens(tokens.cache_write)} "
+        f"${stats.cost:.3f}"
     ]
-    usage = stats.get("contextUsage")
+    usage = stats.context_usage
     if usage:
-        window = format_tokens(int(usage.get("contextWindow") or 0))
-        percent = usage.get("percent")
+        window = format_tokens(usage.context_window or 0)
+        percent = usage.percent
         if percent is None:
             parts.append(f" ?/{window}")
         else:
@@ -43,7 +47,7 @@ class StatusFooter(Static):
         self.cwd_text = ""
         self.branch: str | None = None
         self.session_name: str | None = None
-        self.stats: dict[str, Any] = {}
+        self.stats: SessionStats | None = None
         self.model_text = ""
         self.extension_statuses: dict[str, str] = {}
 
@@ -52,12 +56,12 @@ class StatusFooter(Static):
         self.update(Content.styled("starting…", "$text-muted"))
 
     def set_location(self, cwd: Path, branch: str | None, session_name: str | None) -> None:
-        self.cwd_text = tilde_path(cwd)
+        self.cwd_text = tilde(cwd)
         self.branch = branch
         self.session_name = session_name
         self._render_footer()
 
-    def set_stats(self, stats: dict[str, Any]) -> None:
+    def set_stats(self, stats: SessionStats) -> None:
         self.stats = stats
         self._render_footer()
 
@@ -88,14 +92,14 @@ class StatusFooter(Static):
         location = self.cwd_text + (f" ({self.branch})" if self.branch else "")
         if self.session_name:
             location += f" • {self.session_name}"
-        left = usage_line(self.stats) if self.stats else Content("")
+        left = usage_line(self.stats) if self.stats is not None else Content("")
         width = max(self.size.width - 2, 20) if self.size.width else 78
         gap = width - left.cell_length - len(self.model_text)
         if gap >= 2:
             second = Content.assemble(left, " " * gap, self.model_text)
         else:
             second = Content.assemble(left, "\n", self.model_text)
-        lines = [location, "\n", second]
+        lines: list[str | Content] = [location, "\n", second]
         if self.extension_statuses:
             entries = [" ".join(self.extension_statuses[k].split()) for k in sorted(self.extension_statuses)]
             lines += ["\n", Content("  ".join(e for e in entries if e))]
@@ -193,13 +197,30 @@ class QueuePanel(Static):
             self.remove_class("-active")
             self.update("")
             return
-        lines = [Content.assemble(("Steering: ", "$accent"), Content(_one_line(t))) for t in steering]
-        lines += [Content.assemble(("Follow-up: ", "$secondary"), Content(_one_line(t))) for t in follow_up]
+        lines = [Content.assemble(("Steering: ", "$accent"), Content(flat_line(t))) for t in steering]
+        lines += [Content.assemble(("Follow-up: ", "$secondary"), Content(flat_line(t))) for t in follow_up]
         lines.append(Content.styled("↳ alt+up to edit all queued messages", "italic"))
         self.update(Content("\n").join(lines))
         self.add_class("-active")
 
 
-def _one_line(text: str, limit: int = 200) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+class ExtensionWidgets(Static):
+    """The lines of every extension widget, in the order they were first set, above the editor."""
+
+    DEFAULT_CSS = """
+    ExtensionWidgets { height: auto; padding: 0 1; display: none; }
+    ExtensionWidgets.-active { display: block; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("", id=id)
+        self.widgets: dict[str, list[str]] = {}
+
+    def set_widget(self, key: str, lines: list[str] | None) -> None:
+        if lines is None:
+            self.widgets.pop(key, None)
+        else:
+            self.widgets[key] = list(lines)
+        all_lines = [line for block in self.widgets.values() for line in block]
+        self.update(Content("\n".join(all_lines)))
+        self.set_class(bool(all_lines), "-active")

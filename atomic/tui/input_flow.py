@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from collections import deque
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from atomic.tui.commands import SlashCommands
 from atomic.tui.conversation import BashView
-
-if TYPE_CHECKING:
-    from atomic.tui.app import AtomicApp
+from atomic.tui.host import AppHost
 
 DOUBLE_ESCAPE_S = 0.5
 
@@ -27,8 +26,10 @@ def session_prompts(messages: list[Any]) -> list[str]:
 
 
 class InputFlow:
-    def __init__(self, app: AtomicApp) -> None:
+    def __init__(self, app: AppHost, slash: SlashCommands) -> None:
         self.app = app
+        self.slash = slash
+        self.last_escape = -10.0
         self.retrying = False
         # Prompts typed while a compaction runs (not during a run: those are steering/follow-ups).
         self.after_compaction: list[str] = []
@@ -76,9 +77,9 @@ class InputFlow:
 
         app.completion.close()
         stripped = text.strip()
-        if stripped.startswith("/") and app.slash.handles(stripped):
+        if stripped.startswith("/") and self.slash.handles(stripped):
             try:
-                await app.slash.run(stripped)
+                await self.slash.run(stripped)
             except Exception as exc:
                 app.show_error(f"{stripped.split()[0]} failed: {exc}")
             app.after_state_change()
@@ -154,13 +155,13 @@ class InputFlow:
         if self.retrying:
             session.abort_retry()
             return
-        queued = len(session.steering) + len(session.follow_ups)
+        queued = len(session.queue())
         if session.is_streaming or queued:
             cleared = session.clear_queue()
             # Sent but not handed to the engine yet: as good as queued.
             unsent = [text for text, _ in self.pending]
             self.pending.clear()
-            restored = [*cleared["steering"], *cleared["followUp"], *unsent]
+            restored = [*cleared.steering, *cleared.follow_up, *unsent]
             if restored:
                 app.restore_to_editor(restored)
             try:
@@ -176,10 +177,10 @@ class InputFlow:
             return
         if not app.editor.text:
             now = app.clock()
-            if now - app._last_escape < DOUBLE_ESCAPE_S:
-                app._last_escape = -10.0
+            if now - self.last_escape < DOUBLE_ESCAPE_S:
+                self.last_escape = -10.0
                 action = session.settings.double_escape_action
                 if action in ("tree", "fork"):
-                    await app.slash.run(f"/{action}")
+                    await self.slash.run(f"/{action}")
                 return
-            app._last_escape = now
+            self.last_escape = now

@@ -10,8 +10,9 @@ import json
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
+from typing import cast
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 
 
 @dataclass(frozen=True)
@@ -75,8 +76,10 @@ def register_legacy_sequences() -> None:
     the app as Escape after ESCDELAY (100 ms), as before."""
     from textual._ansi_sequences import ANSI_SEQUENCES_KEYS
 
+    # Declared a read-only Mapping; at run time it is the dict the parser reads.
+    table = cast("dict[str, object]", ANSI_SEQUENCES_KEYS)
     for sequence, keys in LEGACY_SEQUENCES.items():
-        ANSI_SEQUENCES_KEYS.setdefault(sequence, keys)  # type: ignore[arg-type]
+        table.setdefault(sequence, keys)
 
 
 def normalize_key(key: str) -> str:
@@ -130,7 +133,7 @@ class KeyTable:
                 return spec.keys
         return ()
 
-    def app_bindings(self) -> list[Binding]:
+    def app_bindings(self) -> list[BindingType]:
         return [
             Binding(",".join(self.keys_for(spec.id)), spec.action, spec.description, show=False, priority=True, id=spec.id)
             for spec in APP_KEYS

@@ -32,6 +32,7 @@ TAKES_FOCUS = "-takes-focus"
 
 
 def paints_at_once(widget: Any) -> bool:
+    # foreign: any Textual widget can ask for a repaint; only ours declare PAINT_AT_ONCE.
     return bool(getattr(widget, "PAINT_AT_ONCE", False))
 
 

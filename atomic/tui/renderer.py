@@ -37,7 +37,10 @@ def estimated_lines(message: Any, width: int) -> int:
     from atomic.core import messages as m
 
     if isinstance(message, m.AssistantMessage):
-        texts = [getattr(b, "text", None) or getattr(b, "thinking", None) or "" for b in message.content]
+        texts = [
+            b.text if isinstance(b, m.TextContent) else b.thinking if isinstance(b, m.ThinkingContent) else ""
+            for b in message.content
+        ]
         cards = sum(isinstance(b, m.ToolCall) for b in message.content)
         return sum(_wrapped(t, width) + 1 for t in texts if t.strip()) + cards * (CARD_LINES + 1)
     if isinstance(message, m.ToolResultMessage):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from atomic.tui.formatting import format_tokens, tilde_path
+from atomic.tui.formatting import format_tokens, tilde
 
 REASONS = {
     "manual": "Compacting the context",
@@ -23,7 +23,8 @@ def compaction_start_text(reason: str, tokens: int | None, messages: int) -> str
 def compaction_result_text(result: Any) -> str:
     """`Context compacted: removed 33 of 120 lines in 2 places · ~12.3k → ~6.1k tokens (-50%)`, and the backup."""
     data = result if isinstance(result, dict) else {}
-    stats = data.get("stats") if isinstance(data.get("stats"), dict) else {}
+    raw_stats = data.get("stats")
+    stats: dict[str, Any] = raw_stats if isinstance(raw_stats, dict) else {}
     deleted, before = int(stats.get("linesDeleted") or 0), int(stats.get("linesBefore") or 0)
     ranges = int(stats.get("rangeCount") or 0)
     where = f" in {ranges} place{'' if ranges == 1 else 's'}" if ranges else ""
@@ -40,4 +41,4 @@ def compaction_result_text(result: Any) -> str:
 
 
 def export_text(path: str) -> str:
-    return f"✓ Exported the session to {tilde_path(Path(path))} (one self-contained HTML file)"
+    return f"✓ Exported the session to {tilde(Path(path))} (one self-contained HTML file)"

@@ -16,6 +16,7 @@ from __future__ import annotations
 import time
 from functools import lru_cache
 from typing import Any, ClassVar
+from weakref import WeakKeyDictionary
 
 from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, RenderResult
@@ -23,6 +24,7 @@ from rich.markdown import CodeBlock, Heading, Markdown
 from rich.segment import Segment
 from rich.style import Style
 from rich.syntax import Syntax, SyntaxTheme
+from textual.app import App
 from textual.geometry import Offset, Region, Size
 from textual.selection import Selection
 from textual.strip import Strip
@@ -142,7 +144,7 @@ class StreamFlusher:
     """One timer for every growing message of an app: deltas become pixels at most every FRAME_S, and
     less often when rendering gets expensive (the pause grows with the cost of the last flush)."""
 
-    def __init__(self, owner: Widget) -> None:
+    def __init__(self, owner: Widget | App[object]) -> None:
         self.owner = owner
         self.pending: dict[StreamingMarkdown, None] = {}
         self._timer: Timer | None = None
@@ -167,16 +169,19 @@ class StreamFlusher:
             self._timer = self.owner.set_timer(max(FRAME_S, cost / MAX_BUSY_SHARE), self._tick)
 
 
+# One flusher per running app (weak: it goes with its app; tests run many apps in one process).
+_FLUSHERS: WeakKeyDictionary[App[object], StreamFlusher] = WeakKeyDictionary()
+
+
 def flusher_for(widget: Widget) -> StreamFlusher | None:
     """The app-wide flusher (kept on the app object, created on first use)."""
     try:
         app = widget.app
     except Exception:
         return None
-    flusher = getattr(app, "_atomic_stream_flusher", None)
+    flusher = _FLUSHERS.get(app)
     if flusher is None:
-        flusher = StreamFlusher(app)
-        app._atomic_stream_flusher = flusher  # type: ignore[attr-defined]
+        flusher = _FLUSHERS[app] = StreamFlusher(app)
     return flusher
 
 

@@ -60,7 +60,8 @@ def summarize_args(tool_name: str, args: Any) -> str:
     if tool_name == "find":
         return _search_summary(args, [f"limit {args['limit']}"] if args.get("limit") else [])
     if tool_name == "ls":
-        path = args.get("path") if isinstance(args.get("path"), str) and args.get("path") else "."
+        raw_path = args.get("path")
+        path = raw_path if isinstance(raw_path, str) and raw_path else "."
         return path + (f" (limit {args['limit']})" if args.get("limit") else "")
     for key in ("path", "file_path", "pattern", "query"):
         value = args.get(key)

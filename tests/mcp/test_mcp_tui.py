@@ -9,7 +9,7 @@ from pathlib import Path
 from textual.widgets import DataTable, Static
 
 from atomic.tui.screens.mcp_screen import McpScreen
-from tests.tui.helpers import make_app, type_text, wait_for
+from tests.tui.helpers import behind, make_app, type_text, wait_for
 
 from .conftest import SERVER
 
@@ -29,7 +29,7 @@ async def test_mcp_screen_shows_servers_and_reconnects(tmp_path: Path, agent_dir
         await wait_for(lambda: isinstance(app.screen, McpScreen), pilot)
         screen = app.screen
         assert isinstance(screen, McpScreen)
-        manager = app.session.mcp
+        manager = behind(app).mcp
         await wait_for(lambda: manager.connections["tiny"].status == "connected", pilot, timeout=60)
         await wait_for(lambda: manager.connections["broken"].settled, pilot, timeout=10)
         screen.refresh_rows()

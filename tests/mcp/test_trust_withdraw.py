@@ -7,7 +7,7 @@ from typing import Any
 
 from atomic.core.trust import ProjectTrust, TrustStore, trust_change_message
 from atomic.tui.screens.trust_screen import TrustScreen
-from tests.tui.helpers import make_app, type_text, wait_for
+from tests.tui.helpers import behind, make_app, type_text, wait_for
 
 
 def test_the_message_names_extensions_that_keep_running_until_restart(tmp_path: Path) -> None:
@@ -38,8 +38,8 @@ async def test_slash_trust_deny_warns_that_loaded_extensions_stay(tmp_path: Path
 
     app.notify = record  # type: ignore[method-assign]
     async with app.run_test(size=(110, 40)) as pilot:
-        await wait_for(lambda: app.session_ready and "hello" in app.session.extensions.registered_commands, pilot)
-        assert "project rules" in app.session.system_prompt
+        await wait_for(lambda: app.session_ready and "hello" in behind(app).extensions.registered_commands, pilot)
+        assert "project rules" in behind(app).system_prompt
         await type_text(pilot, "/trust")
         await pilot.press("enter")
         await wait_for(lambda: isinstance(app.screen, TrustScreen), pilot)
@@ -47,8 +47,8 @@ async def test_slash_trust_deny_warns_that_loaded_extensions_stay(tmp_path: Path
         await wait_for(lambda: not app.session.project_trust.trusted, pilot)
         await wait_for(lambda: any("Project trust" in m for m, _ in shown), pilot)
         # The context file is gone at once; the imported extension is not, and the user is told.
-        assert "project rules" not in app.session.system_prompt
-        assert "hello" in app.session.extensions.registered_commands
+        assert "project rules" not in behind(app).system_prompt
+        assert "hello" in behind(app).extensions.registered_commands
         message, severity = next((m, s) for m, s in shown if "Project trust" in m)
         assert "hello.py" in message and "restart Atomic" in message and severity == "warning"
     assert TrustStore(agent_dir).lookup(cwd) == (cwd.resolve(), False)

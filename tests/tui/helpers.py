@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from atomic.core.engine.options import SessionOptions
+from atomic.core.engine.session import AgentSession
 from atomic.core.providers.scripted import ScriptedProvider
 from atomic.tui.app import AtomicApp
 from tests import support
@@ -42,3 +43,9 @@ async def submit(pilot: Any, text: str) -> None:
 def user_texts(app: AtomicApp) -> list[str]:
     """The text of each user message in the app's session, in order."""
     return support.user_texts(app.session.messages())
+
+
+def behind(app: AtomicApp) -> AgentSession:
+    """The engine session behind the app's `Engine` contract: for what a test checks or arranges that the
+    contract does not show (loaded extension modules, the system prompt, hooks, stored entries)."""
+    return app.session._s

@@ -57,10 +57,10 @@ async def test_permissions_command_and_f2_switch_the_mode(tmp_path: Path) -> Non
     app = make_app(tmp_path / "p", [])
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_for(lambda: app.session is not None, pilot)
-        assert app.session.permissions.mode == "yolo"
+        assert app.session.permission_mode == "yolo"
         await submit(pilot, "/permissions ask")
-        await wait_for(lambda: app.session.permissions.mode == "ask", pilot)
+        await wait_for(lambda: app.session.permission_mode == "ask", pilot)
         await pilot.press("f2")
-        await wait_for(lambda: app.session.permissions.mode == "accept-edits", pilot)
+        await wait_for(lambda: app.session.permission_mode == "accept-edits", pilot)
         await pilot.press("f2")
-        await wait_for(lambda: app.session.permissions.mode == "yolo", pilot)
+        await wait_for(lambda: app.session.permission_mode == "yolo", pilot)

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from atomic.tui.completion import find_context, fuzzy_score, list_project_files
-from tests.tui.helpers import make_app, type_text
+from tests.tui.helpers import behind, make_app, type_text
 
 
 def test_completion_context_and_ranking(tmp_path: Path) -> None:
@@ -29,13 +29,13 @@ async def test_extension_command_arguments_are_completed(tmp_path: Path) -> None
     async with app.run_test(size=(100, 30)) as pilot:
 
         class FakeExtensions:
-            def commands(self) -> list[dict[str, Any]]:
-                return [{"name": "deploy", "description": "Deploy somewhere"}]
+            def command_items(self) -> list[dict[str, Any]]:
+                return [{"name": "deploy", "description": "Deploy somewhere", "source": "extension"}]
 
             def complete_command(self, name: str, prefix: str) -> list[str]:
                 return [v for v in ("staging", "production") if v.startswith(prefix)] if name == "deploy" else []
 
-        app.session.extensions = FakeExtensions()
+        behind(app).extensions = FakeExtensions()
         await type_text(pilot, "/deploy st")
         assert app.completion.is_open
         assert [i.value for i in app.completion.items] == ["staging"]

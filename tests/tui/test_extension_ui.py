@@ -10,7 +10,7 @@ from textual.widgets import Input, TextArea
 from atomic.tui.screens.extension_dialogs import ConfirmDialog, EditorDialog, InputDialog, SelectDialog
 from tests.conftest import ROOT
 from tests.support import write_extension
-from tests.tui.helpers import make_app, submit, type_text, wait_for
+from tests.tui.helpers import behind, make_app, submit, type_text, wait_for
 
 EXAMPLE = ROOT / "examples" / "extensions" / "ask_first.py"
 
@@ -31,7 +31,7 @@ ASKING = """
 
 
 def results_of(app: Any, path: Path) -> list[Any]:
-    for loaded in app.session.extensions.extensions:
+    for loaded in behind(app).extensions.extensions:
         if Path(loaded.path) == path.resolve():
             return list(loaded.module.RESULTS)
     raise AssertionError("extension not loaded")
@@ -55,7 +55,7 @@ async def test_confirm_is_a_modal_dialog_answered_with_keys(tmp_path: Path) -> N
         await wait_for(lambda: isinstance(app.screen, ConfirmDialog), pilot)
         await pilot.press("escape")
         await wait_for(lambda: results_of(app, path) == [True, False, False], pilot)
-        assert app.session.extension_ui.pending_ids() == []
+        assert behind(app).extension_ui.pending_ids() == []
 
 
 async def test_a_timed_out_dialog_closes_itself(tmp_path: Path) -> None:
@@ -101,7 +101,7 @@ async def test_example_note_command_select_input_editor_status_widget_title(tmp_
         assert app.extension_widgets.display
         assert app.footer.extension_statuses == {"notes": "notes: 1"}
         assert "notes: 1" in str(app.footer.render())
-        entry = app.session.store.path_to()[-1].data
+        entry = behind(app).store.path_to()[-1].data
         assert entry["data"] == {"kind": "idea", "text": "cache it", "details": "idea: cache it\nin memory"}
         shown = [n.message for n in app._notifications]
         assert "Saved idea #1" in shown

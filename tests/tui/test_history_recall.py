@@ -50,10 +50,10 @@ async def test_resume_loads_that_sessions_prompts(tmp_path: Path) -> None:
     app = make_app(cwd, [{"text": "a"}, {"text": "b"}, {"text": "c"}])
     async with app.run_test(size=(120, 30)) as pilot:
         await _send(pilot, "old session prompt")
-        old_file = app.session.store.path
+        old_file = app.session.session_file
         await type_text(pilot, "/new")
         await pilot.press("enter")
-        await wait_for(lambda: app.session.store.path != old_file, pilot)
+        await wait_for(lambda: app.session.session_file != old_file, pilot)
         await _send(pilot, "new session prompt")
         # Open the first session through the /resume picker.
         await type_text(pilot, "/resume")
@@ -62,7 +62,7 @@ async def test_resume_loads_that_sessions_prompts(tmp_path: Path) -> None:
         await pilot.press(*"old session")
         await pilot.pause(0.2)
         await pilot.press("enter")
-        await wait_for(lambda: app.session.store.path == old_file, pilot)
+        await wait_for(lambda: app.session.session_file == old_file, pilot)
         await pilot.pause(0.1)
         # The resumed session's prompt first; what was typed this run in the other session stays behind it.
         assert await _recall(pilot, 4) == ["old session prompt", "/resume", "new session prompt", "/new"]

@@ -37,7 +37,7 @@ async def test_desktop_notification_after_a_long_turn_when_enabled(tmp_path: Pat
         await wait_for(lambda: not app.session.is_streaming and app.session.last_assistant_text() == "one", pilot)
         await pilot.pause(0.05)
         assert sent == []  # off by default
-        app.session.settings_manager.update({"notifyOnTurnEnd": True})
+        app.session.save_settings({"notifyOnTurnEnd": True})
         assert events_bridge.notify_on_turn_end(app.session.settings)
         await type_text(pilot, "second")
         await pilot.press("enter")

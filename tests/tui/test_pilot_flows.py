@@ -25,15 +25,15 @@ async def test_esc_restores_queued_messages_in_order_before_typed_text_and_abort
         await pilot.press("enter")
         await type_text(pilot, "later please")
         await pilot.press("alt+enter")
-        await wait_for(lambda: len(app.session.follow_ups) == 1, pilot)
-        assert app.session.steering.texts() == ["steer one", "steer two"]
+        await wait_for(lambda: len(app.session.queue().follow_up) == 1, pilot)
+        assert list(app.session.queue().steering) == ["steer one", "steer two"]
         assert app.queue_panel.has_class("-active")
         assert "Steering: steer one" in str(app.queue_panel.render())
         await type_text(pilot, "half typed")
         await pilot.press("escape")
         await wait_for(lambda: not app.session.is_streaming, pilot)
         assert app.editor.text == "steer one\n\nsteer two\n\nlater please\n\nhalf typed"
-        assert app.session.steering.texts() == [] and app.session.follow_ups.texts() == []
+        assert list(app.session.queue().steering) == [] and list(app.session.queue().follow_up) == []
         last = [m for m in app.session.messages() if isinstance(m, AssistantMessage)][-1]
         assert last.stop_reason == "aborted"
         await pilot.pause(0.1)
@@ -53,7 +53,7 @@ async def test_steering_is_delivered_before_follow_up(tmp_path: Path) -> None:
         await pilot.press("alt+enter")
         await type_text(pilot, "change course")
         await pilot.press("enter")
-        await wait_for(lambda: len(app.session.steering) == 1, pilot)
+        await wait_for(lambda: len(app.session.queue().steering) == 1, pilot)
         panel = str(app.queue_panel.render())
         assert "Steering: change course" in panel and "Follow-up: follow this later" in panel
         await wait_for(lambda: not app.session.is_streaming and len(user_texts(app)) == 3, pilot)
@@ -72,7 +72,7 @@ async def test_alt_up_puts_queue_back_in_editor(tmp_path: Path) -> None:
         await pilot.press("enter")
         await type_text(pilot, "b")
         await pilot.press("alt+enter")
-        await wait_for(lambda: len(app.session.follow_ups) == 1, pilot)
+        await wait_for(lambda: len(app.session.queue().follow_up) == 1, pilot)
         await pilot.press("alt+up")
         assert app.editor.text == "a\n\nb"
         assert app.session.is_streaming  # Alt+Up does not abort
@@ -130,12 +130,12 @@ async def test_name_and_new_commands(tmp_path: Path) -> None:
         await type_text(pilot, "/name My work")
         await pilot.press("enter")
         await pilot.pause()
-        assert app.session.store.name() == "My work"
+        assert app.session.session_name == "My work"
         assert "My work" in str(app.footer.render())
-        old_id = app.session.store.session_id
+        old_id = app.session.session_id
         await type_text(pilot, "/new")
         await pilot.press("enter")
-        await wait_for(lambda: app.session.store.session_id != old_id, pilot)
+        await wait_for(lambda: app.session.session_id != old_id, pilot)
         await pilot.pause()
         assert app.session.messages() == []
         assert list(app.conversation.query(UserMessageView)) == []
@@ -152,7 +152,7 @@ async def test_session_command_shows_counts(tmp_path: Path) -> None:
         await pilot.pause()
         note = list(app.conversation.query(NoteMessage))[-1].text
         assert "User: 1" in note and "Assistant: 1" in note and "Input: 100" in note
-        assert app.session.store.session_id in note
+        assert app.session.session_id in note
 
 
 async def test_ctrl_c_clears_then_quits_and_ctrl_d_quits_on_empty(tmp_path: Path) -> None:
@@ -291,13 +291,13 @@ async def test_fork_puts_the_message_back_in_the_editor(tmp_path: Path) -> None:
             await type_text(pilot, text)
             await pilot.press("enter")
             await wait_for(lambda: not app.session.is_streaming, pilot)
-        old_id = app.session.store.session_id
+        old_id = app.session.session_id
         await type_text(pilot, "/fork")
         await pilot.press("enter")
         await pilot.pause()
         assert type(app.screen).__name__ == "ForkPickerScreen"
         await pilot.press("enter")
-        await wait_for(lambda: app.session.store.session_id != old_id, pilot)
+        await wait_for(lambda: app.session.session_id != old_id, pilot)
         await pilot.pause(0.1)
         assert app.editor.text in ("first question", "second question")
 

@@ -14,7 +14,7 @@ from atomic.core.engine.options import SessionOptions
 from atomic.tui.app import AtomicApp
 from atomic.tui.conversation import AssistantText, NoteMessage
 from atomic.tui.tool_cards import ToolCard
-from tests.tui.helpers import make_app, type_text, wait_for
+from tests.tui.helpers import behind, make_app, type_text, wait_for
 
 
 def no_key_app(cwd: Path) -> AtomicApp:
@@ -51,7 +51,7 @@ async def test_login_selects_the_providers_default_model_at_once(tmp_path: Path,
         await login(pilot, "anthropic", "sk-ant-test")
         model = app.session.model
         assert model is not None and (model.provider, model.id) == ("anthropic", "claude-opus-4-7")
-        app.session.ensure_can_prompt()  # the next message goes out instead of the red welcome text
+        behind(app).ensure_can_prompt()  # the next message goes out instead of the red welcome text
         assert not notes(app, "guide")
         (said,) = [n for n in notes(app) if n.text.startswith("Logged in")]
         assert "Using" in said.text and "anthropic/claude-opus-4-7" in said.text

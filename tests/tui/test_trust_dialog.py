@@ -12,7 +12,7 @@ from textual.widgets import Static
 from atomic.core.trust import TrustStore
 from atomic.tui.app import AtomicApp
 from atomic.tui.screens.trust_screen import TrustScreen
-from tests.tui.helpers import make_app, type_text, wait_for
+from tests.tui.helpers import behind, make_app, type_text, wait_for
 
 
 def project_with_extension(root: Path) -> Path:
@@ -45,8 +45,8 @@ async def test_first_run_dialog_names_what_loads_and_trust_saves(tmp_path: Path,
         await pilot.press("enter")  # "Trust this folder (saved)" is highlighted first
         await wait_for(lambda: app.session.project_trust.trusted, pilot)
         await wait_for(lambda: (cwd / ".atomic" / "extensions" / "IMPORTED").exists(), pilot)
-        await wait_for(lambda: "hello" in app.session.extensions.registered_commands, pilot)
-        assert "project rules" in app.session.system_prompt
+        await wait_for(lambda: "hello" in behind(app).extensions.registered_commands, pilot)
+        assert "project rules" in behind(app).system_prompt
     assert TrustStore(agent_dir).lookup(cwd) == (cwd.resolve(), True)
 
 
@@ -66,7 +66,7 @@ async def test_trust_once_saves_nothing_and_dont_trust_is_remembered(tmp_path: P
         await pilot.press("down", "down", "enter")  # don't trust
         await wait_for(lambda: second.session.project_trust.source == "saved", pilot)
         assert not second.session.project_trust.trusted
-        assert "project rules" not in second.session.system_prompt
+        assert "project rules" not in behind(second).system_prompt
     assert TrustStore(agent_dir).lookup(cwd) == (cwd.resolve(), False)
 
     third = make_app(cwd)  # the saved "no" decides: no dialog
@@ -122,4 +122,4 @@ async def test_initial_message_waits_for_the_answer(tmp_path: Path, agent_dir: P
         await pilot.press("enter")
         await wait_for(lambda: len(app.session.messages()) >= 2, pilot)
         # The prompt went out with the project's context file, trusted just before.
-        assert "project rules" in app.session.system_prompt
+        assert "project rules" in behind(app).system_prompt

@@ -14,7 +14,7 @@ from atomic.core.engine.options import SessionOptions
 from atomic.core.providers.scripted import ScriptedProvider
 from atomic.tui.app import AtomicApp
 from atomic.tui.editor import PromptEditor
-from tests.tui.helpers import make_app, type_text, user_texts, wait_for
+from tests.tui.helpers import behind, make_app, type_text, user_texts, wait_for
 from tests.tui.terminal_input import Terminal
 
 HANG = {"text": "Working on it", "hang": True}
@@ -66,14 +66,14 @@ async def test_alt_enter_sent_as_esc_then_enter_queues_a_follow_up(tmp_path: Pat
         await wait_for(lambda: app.session.is_streaming, pilot)
         # xterm, GNOME Terminal, tmux, Windows Terminal … send Alt+Enter as ESC CR in one write.
         terminal.write("later please\x1b\r")
-        await wait_for(lambda: len(app.session.follow_ups) == 1, pilot)
-        assert app.session.follow_ups.texts() == ["later please"]
-        assert app.session.steering.texts() == []
+        await wait_for(lambda: len(app.session.queue().follow_up) == 1, pilot)
+        assert list(app.session.queue().follow_up) == ["later please"]
+        assert list(app.session.queue().steering) == []
         assert app.session.is_streaming  # not aborted by the ESC
         # Enter alone still steers.
         terminal.write("now this\r")
-        await wait_for(lambda: len(app.session.steering) == 1, pilot)
-        assert app.session.steering.texts() == ["now this"]
+        await wait_for(lambda: len(app.session.queue().steering) == 1, pilot)
+        assert list(app.session.queue().steering) == ["now this"]
 
 
 async def test_esc_alone_from_the_terminal_still_interrupts(tmp_path: Path) -> None:
@@ -100,8 +100,8 @@ async def test_kitty_alt_enter_shift_enter_and_ctrl_j(tmp_path: Path) -> None:
         terminal.write("\r")
         await wait_for(lambda: app.session.is_streaming, pilot)
         terminal.write("queued\x1b[13;3u")  # kitty alt+enter
-        await wait_for(lambda: len(app.session.follow_ups) == 1, pilot)
-        assert app.session.follow_ups.texts() == ["queued"]
+        await wait_for(lambda: len(app.session.queue().follow_up) == 1, pilot)
+        assert list(app.session.queue().follow_up) == ["queued"]
 
 
 async def test_keys_typed_right_after_enter_belong_to_the_next_message(tmp_path: Path) -> None:
@@ -181,7 +181,7 @@ async def test_keys_are_echoed_while_an_input_hook_holds_the_prompt(tmp_path: Pa
         await gate.wait()
 
     async with app.run_test(size=(100, 30)) as pilot:
-        app.session.hooks.on("input", slow_input_hook)
+        behind(app).hooks.on("input", slow_input_hook)
         await type_text(pilot, "go")
         # Before, the app awaited the engine in its message handler, so nothing after Enter was handled
         # (here: never, as the hook waits for the test); the timeout turns that into a failure.

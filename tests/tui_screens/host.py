@@ -13,7 +13,7 @@ from textual.pilot import Pilot
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, Static
 
-from atomic.core.engine.factory import create_session
+from atomic.core.contract import Engine, open_engine
 from atomic.core.engine.options import SessionOptions
 from atomic.core.providers.scripted import ScriptedProvider
 
@@ -57,25 +57,25 @@ class HostApp(App[None]):
     def __init__(
         self,
         cwd: Path,
-        make_screen: Callable[[Any], Screen[Any]],
+        make_screen: Callable[[Engine], Screen[Any]],
         *,
         script: list[dict[str, Any]] | None = None,
-        prepare: Callable[[Any], Any] | None = None,
+        prepare: Callable[[Engine], Any] | None = None,
     ) -> None:
         super().__init__()
         self.cwd = cwd
         self.make_screen = make_screen
         self.script = script or []
         self.prepare = prepare
-        self.session: Any = None
-        self.results: list[str | None] = []
+        self.session: Engine | None = None
+        self.results: list[object] = []  # what each screen dismissed with
 
     def compose(self) -> ComposeResult:
         yield Static("host")
 
     async def on_mount(self) -> None:
         self.theme = "textual-dark"
-        self.session = await create_session(SessionOptions(cwd=self.cwd, scripted=ScriptedProvider(self.script)))
+        self.session = await open_engine(SessionOptions(cwd=self.cwd, scripted=ScriptedProvider(self.script)))
         if self.prepare is not None:
             result = self.prepare(self.session)
             if hasattr(result, "__await__"):

@@ -1,4 +1,5 @@
-"""Model, thinking, fork and hotkeys screens driven by Textual's pilot over a real engine session."""
+"""Model, thinking, fork and hotkeys screens driven by Textual's pilot over a real engine session: each returns a
+typed result and leaves the session as it was (tests/tui/test_slash_commands.py applies the results)."""
 
 from __future__ import annotations
 
@@ -6,13 +7,12 @@ from pathlib import Path
 
 from textual.widgets import DataTable, OptionList
 
-from atomic.tui.screens import EDITOR_PREFIX
 from atomic.tui.screens.fork_picker import ForkPickerScreen
 from atomic.tui.screens.fuzzy import fuzzy_filter
 from atomic.tui.screens.hotkeys_screen import HotkeysScreen
-from atomic.tui.screens.model_picker import ModelPickerScreen
+from atomic.tui.screens.model_picker import ModelChoice, ModelPickerScreen
 from atomic.tui.screens.thinking_picker import ThinkingPickerScreen
-from tests.tui_screens.host import HostApp, read_settings, wait_for_modal, write_local_models
+from tests.tui_screens.host import HostApp, agent_dir, wait_for_modal, write_local_models
 
 
 def option_ids(screen: object) -> list[str]:
@@ -20,7 +20,7 @@ def option_ids(screen: object) -> list[str]:
     return [o.id for o in option_list.options]
 
 
-async def test_model_picker_filters_and_switches_persistently(tmp_path: Path) -> None:
+async def test_model_picker_filters_and_returns_the_choice(tmp_path: Path) -> None:
     write_local_models()
     app = HostApp(tmp_path, ModelPickerScreen)
     async with app.run_test(size=(110, 30)) as pilot:
@@ -33,11 +33,8 @@ async def test_model_picker_filters_and_switches_persistently(tmp_path: Path) ->
         assert option_ids(screen)[0] == "localai/beta-thinker"
         await pilot.press("enter")
         await pilot.pause()
-    assert app.session.model.key == "localai/beta-thinker"
-    assert app.results == ["Model: localai/beta-thinker"]
-    settings = read_settings()
-    assert settings["defaultProvider"] == "localai"
-    assert settings["defaultModel"] == "beta-thinker"
+    assert app.results == [ModelChoice("localai", "beta-thinker")]
+    assert app.session.model.key == "scripted/scripted-model"  # the caller switches, not the screen
 
 
 async def test_model_picker_arrow_keys_and_escape_cancel(tmp_path: Path) -> None:
@@ -65,7 +62,7 @@ async def test_model_picker_tab_shows_models_without_key_disabled(tmp_path: Path
         assert without_key and all(o.disabled for o in without_key)
 
 
-async def test_thinking_picker_sets_and_saves_the_level(tmp_path: Path) -> None:
+async def test_thinking_picker_returns_the_level(tmp_path: Path) -> None:
     app = HostApp(tmp_path, ThinkingPickerScreen)
     async with app.run_test(size=(100, 24)) as pilot:
         screen = await wait_for_modal(pilot)
@@ -74,12 +71,12 @@ async def test_thinking_picker_sets_and_saves_the_level(tmp_path: Path) -> None:
         assert screen.query_one(OptionList).highlighted_option.id == "medium"
         await pilot.press("down", "enter")
         await pilot.pause()
-    assert app.session.thinking_level == "high"
-    assert app.results == ["Thinking level: high"]
-    assert read_settings()["defaultThinkingLevel"] == "high"
+    assert app.results == ["high"]
+    assert app.session.thinking_level == "medium"
+    assert not (agent_dir() / "settings.json").exists()
 
 
-async def test_fork_picker_forks_and_returns_text_for_the_editor(tmp_path: Path) -> None:
+async def test_fork_picker_returns_the_entry_id(tmp_path: Path) -> None:
     async def converse(session: object) -> None:
         for text in ("first question", "second question"):
             await session.prompt(text)  # type: ignore[attr-defined]
@@ -88,14 +85,14 @@ async def test_fork_picker_forks_and_returns_text_for_the_editor(tmp_path: Path)
     app = HostApp(tmp_path, ForkPickerScreen, prepare=converse)
     async with app.run_test(size=(100, 24)) as pilot:
         screen = await wait_for_modal(pilot)
-        old_path = app.session.store.path
+        old_path = app.session.session_file
+        first = app.session.fork_messages()[0]
+        assert first.text == "first question"
         assert len(option_ids(screen)) == 2
         await pilot.press(*"first", "enter")
         await pilot.pause()
-        assert app.results == [EDITOR_PREFIX + "first question"]
-        assert app.session.store.path != old_path
-        # The new session stops just before the chosen message: nothing from the conversation is left.
-        assert app.session.get_fork_messages() == []
+        assert app.results == [first.entry_id]
+        assert app.session.session_file == old_path
 
 
 async def test_hotkeys_screen_lists_the_bindings(tmp_path: Path) -> None:

@@ -91,7 +91,7 @@ async def branched_conversation(session: Any) -> None:
     for text in ("Plan the refactor", "Now write the tests"):
         await session.prompt(text)
         await session.wait_idle()
-    first_reply = session.get_tree()["tree"][0]["children"][0]["children"][0]["children"][0]["entry"]["id"]
+    first_reply = session.tree().roots[0].children[0].children[0].children[0].id
     await session.navigate_to(first_reply)
     await session.prompt("Write the docs instead")
     await session.wait_idle()

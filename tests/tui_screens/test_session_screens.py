@@ -1,19 +1,18 @@
-"""Session picker, tree and login screens over a real engine session."""
+"""Session picker, tree and login screens over a real engine session: what each returns (applied in
+tests/tui/test_slash_commands.py)."""
 
 from __future__ import annotations
 
-import json
 import os
-import stat
 from pathlib import Path
 from typing import Any
 
 from textual.widgets import Input, OptionList
 
-from atomic.tui.screens import EDITOR_PREFIX
-from atomic.tui.screens.login_screen import LoginScreen
-from atomic.tui.screens.session_picker import SessionPickerScreen
-from atomic.tui.screens.tree_screen import TreeScreen
+from atomic.core.contract import SessionTree, TreeNode
+from atomic.tui.screens.login_screen import LoginChoice, LoginScreen
+from atomic.tui.screens.session_picker import SessionChoice, SessionPickerScreen
+from atomic.tui.screens.tree_screen import TreeChoice, TreeScreen
 from atomic.tui.screens.tree_view import build_rows
 from tests.tui_screens.host import HostApp, agent_dir, wait_for_modal
 
@@ -26,25 +25,24 @@ async def say(session: Any, *texts: str) -> None:
 
 async def two_sessions(session: Any) -> None:
     await say(session, "hello from the older session")
-    older = session.store.path
+    older = session.session_file
     await session.new_session()
     await say(session, "the newer session")
     os.utime(older, (1_700_000_000, 1_700_000_000))
     session.older_path = older
 
 
-async def test_session_picker_lists_newest_first_and_switches(tmp_path: Path) -> None:
+async def test_session_picker_lists_newest_first_and_returns_the_choice(tmp_path: Path) -> None:
     app = HostApp(tmp_path, SessionPickerScreen, prepare=two_sessions)
     async with app.run_test(size=(110, 30)) as pilot:
         screen = await wait_for_modal(pilot)
         older = str(app.session.older_path)
         ids = [o.id for o in screen.query_one(OptionList).options]
-        assert ids == [str(app.session.store.path), older]
+        assert ids == [str(app.session.session_file), older]
         await pilot.press(*"older", "enter")
         await pilot.pause()
-    assert str(app.session.store.path) == older
-    assert app.session.get_fork_messages()[0]["text"] == "hello from the older session"
-    assert app.results == ["Resumed: hello from the older session"]
+    assert app.results == [SessionChoice(older, "hello from the older session")]
+    assert str(app.session.session_file) != older
 
 
 async def test_session_picker_tab_shows_all_folders(tmp_path: Path) -> None:
@@ -70,37 +68,36 @@ async def test_session_picker_tab_shows_all_folders(tmp_path: Path) -> None:
         assert len(screen.query_one(OptionList).options) == 1
 
 
-async def test_tree_navigation_moves_the_leaf_and_returns_user_text(tmp_path: Path) -> None:
+async def test_tree_returns_the_chosen_entry(tmp_path: Path) -> None:
     app = HostApp(tmp_path, TreeScreen, prepare=lambda s: say(s, "one", "two"))
     async with app.run_test(size=(110, 30)) as pilot:
         screen = await wait_for_modal(pilot)
         option_list = screen.query_one(OptionList)
         rows = screen.rows
         # The current leaf (the last reply) starts highlighted.
-        assert option_list.highlighted_option.id == app.session.store.leaf_id
+        assert option_list.highlighted_option.id == app.session.tree().leaf_id
         first_user = next(r for r in rows if r.text == "user: one")
-        user_entry = app.session.store.by_id[first_user.entry_id]
+        leaf = app.session.tree().leaf_id
         option_list.highlighted = rows.index(first_user)
         await pilot.press("enter")
         await pilot.pause()
-    assert app.results == [EDITOR_PREFIX + "one"]
-    # Continuing from a user message puts the leaf on its parent, so resending makes a branch.
-    assert app.session.store.leaf_id == user_entry.parent_id
-    assert app.session.get_fork_messages() == []
+    assert app.results == [TreeChoice(first_user.entry_id)]
+    assert app.session.tree().leaf_id == leaf
 
 
 async def test_tree_label_and_filter(tmp_path: Path) -> None:
     app = HostApp(tmp_path, TreeScreen, prepare=lambda s: say(s, "one"))
     async with app.run_test(size=(110, 30)) as pilot:
         screen = await wait_for_modal(pilot)
-        leaf = app.session.store.leaf_id
+        leaf = app.session.tree().leaf_id
         await pilot.press("l", *"checkpoint", "enter")
         await pilot.pause()
-        labelled = [n for n in _walk(app.session.get_tree()["tree"]) if n.get("label")]
-        assert [(n["entry"]["id"], n["label"]) for n in labelled] == [(leaf, "checkpoint")]
+        tree = app.session.tree()
+        labelled = [n for n in _walk(tree.roots) if n.label]
+        assert [(n.id, n.label) for n in labelled] == [(leaf, "checkpoint")]
         # The label entry joins the chain right after the old position; the conversation is unchanged.
-        label_entry = app.session.store.by_id[app.session.store.leaf_id]
-        assert label_entry.type == "label" and label_entry.parent_id == leaf
+        (label_entry,) = [n.entry for n in _walk(tree.roots) if n.id == tree.leaf_id]
+        assert label_entry["type"] == "label" and label_entry["parentId"] == leaf
         await pilot.press("f")  # no-tools
         await pilot.press("f")  # user-only
         assert [r.text for r in screen.rows] == ["user: one"]
@@ -109,21 +106,21 @@ async def test_tree_label_and_filter(tmp_path: Path) -> None:
         assert screen.query_one("#tree-label", Input).display is False
 
 
-def _walk(nodes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _walk(nodes: tuple[TreeNode, ...]) -> list[TreeNode]:
     out, stack = [], list(nodes)
     while stack:
         node = stack.pop()
         out.append(node)
-        stack.extend(node["children"])
+        stack.extend(node.children)
     return out
 
 
 def test_tree_rows_indent_only_at_branch_points() -> None:
-    def node(entry_id: str, text: str, *children: dict[str, Any]) -> dict[str, Any]:
+    def node(entry_id: str, text: str, *children: TreeNode) -> TreeNode:
         message = {"role": "user", "content": text}
-        return {"entry": {"type": "message", "id": entry_id, "message": message}, "children": list(children)}
+        return TreeNode({"type": "message", "id": entry_id, "message": message}, children, None, None)
 
-    tree = {"tree": [node("a", "root", node("b", "left", node("c", "left2")), node("d", "right"))], "leafId": "d"}
+    tree = SessionTree((node("a", "root", node("b", "left", node("c", "left2")), node("d", "right")),), "d")
     rows = build_rows(tree)
     assert [(r.prefix, r.text) for r in rows] == [
         ("", "user: root"),
@@ -134,7 +131,7 @@ def test_tree_rows_indent_only_at_branch_points() -> None:
     assert [r.on_path for r in rows] == [True, False, False, True]
 
 
-async def test_login_stores_the_key_with_private_permissions(tmp_path: Path) -> None:
+async def test_login_asks_for_the_key_in_a_password_box(tmp_path: Path) -> None:
     app = HostApp(tmp_path, LoginScreen)
     async with app.run_test(size=(110, 30)) as pilot:
         screen = await wait_for_modal(pilot)
@@ -143,17 +140,11 @@ async def test_login_stores_the_key_with_private_permissions(tmp_path: Path) -> 
         assert key_input.password and key_input.has_focus
         await pilot.press(*"sk-test-123", "enter")
         await pilot.pause()
-    auth_file = agent_dir() / "auth.json"
-    assert json.loads(auth_file.read_text())["anthropic"]["key"] == "sk-test-123"
-    assert stat.S_IMODE(auth_file.stat().st_mode) == 0o600
-    (result,) = app.results
-    assert result.startswith("note:Logged in to anthropic. Using ")  # shown as a line in the conversation
-    assert "sk-test-123" not in result
-    assert app.session.registry.auth_status("anthropic")["source"] == "stored"
-    assert app.session.model.provider == "anthropic"  # the provider's default model, at once
+    assert app.results == [LoginChoice("anthropic", "sk-test-123")]
+    assert not (agent_dir() / "auth.json").exists()
 
 
-async def test_login_escape_goes_back_then_logout_removes_the_key(tmp_path: Path) -> None:
+async def test_login_escape_goes_back_and_logout_lists_stored_keys(tmp_path: Path) -> None:
     app = HostApp(tmp_path, LoginScreen)
     async with app.run_test(size=(110, 30)) as pilot:
         screen = await wait_for_modal(pilot)
@@ -171,6 +162,4 @@ async def test_login_escape_goes_back_then_logout_removes_the_key(tmp_path: Path
         assert [o.id for o in screen.query_one(OptionList).options] == ["openai"]
         await pilot.press("enter")
         await pilot.pause()
-    (result,) = logout.results
-    assert result.startswith("note:Logged out of openai: its stored key is removed.")
-    assert "openai" not in json.loads((agent_dir() / "auth.json").read_text())
+    assert logout.results == [LoginChoice("openai")]

@@ -9,6 +9,8 @@ from typing import Any
 from textual.widgets import Input, OptionList
 
 from atomic.tui.screens.settings_screen import SettingsScreen
+from atomic.tui.theme import DARK, LIGHT
+from tests.tui.helpers import make_app, type_text, wait_for
 from tests.tui_screens.host import HostApp, read_settings, wait_for_modal
 
 
@@ -41,35 +43,45 @@ async def test_queue_modes_cycle_and_reach_the_queues(tmp_path: Path) -> None:
         await pilot.press("right")
         await highlight(pilot, screen, "followUpMode")
         await pilot.press("left")
-    assert app.session.steering.mode == "all"
-    assert app.session.follow_ups.mode == "all"
+    assert app.session.steering_mode == "all"
+    assert app.session.follow_up_mode == "all"
     settings = read_settings()
     assert (settings["steeringMode"], settings["followUpMode"]) == ("all", "all")
     assert app.session.settings.steering_mode == "all"
 
 
-async def test_theme_switches_the_app_and_is_saved(tmp_path: Path) -> None:
+async def test_theme_is_saved_and_the_screen_leaves_the_look_to_the_app(tmp_path: Path) -> None:
     app = HostApp(tmp_path, SettingsScreen)
     async with app.run_test(size=(110, 34)) as pilot:
         screen = await wait_for_modal(pilot)
         await highlight(pilot, screen, "theme")
         await pilot.press("enter")
-        assert app.theme == "textual-light"
         assert read_settings()["theme"] == "light"
+        assert app.theme == "textual-dark"  # a host without a SettingChanged handler keeps its look
         await pilot.press("escape")
         await pilot.pause()
     assert app.results == ["Settings saved (Theme)"]
 
 
-async def test_theme_uses_the_apps_hook_when_present(tmp_path: Path) -> None:
-    applied: list[str] = []
-    app = HostApp(tmp_path, SettingsScreen)
-    app.apply_theme = applied.append  # type: ignore[attr-defined]
+async def test_light_theme_and_hidden_thinking_apply_to_the_real_app_at_once(tmp_path: Path) -> None:
+    app = make_app(tmp_path / "p")
     async with app.run_test(size=(110, 34)) as pilot:
-        screen = await wait_for_modal(pilot)
+        await type_text(pilot, "/settings")
+        await pilot.press("enter")
+        await wait_for(lambda: isinstance(app.screen, SettingsScreen), pilot)
+        screen = app.screen
+        assert app.theme == DARK.name
         await highlight(pilot, screen, "theme")
-        await pilot.press("right")
-    assert applied == ["light"]
+        await pilot.press("enter")
+        await wait_for(lambda: app.theme == LIGHT.name, pilot)  # Atomic's light theme, not Textual's
+        await highlight(pilot, screen, "hideThinkingBlock")
+        await pilot.press("enter")
+        await wait_for(lambda: app.conversation.has_class("-thinking-hidden"), pilot)
+        assert app.screen is screen  # applied while the screen is still open
+        await pilot.press("escape")
+        await wait_for(lambda: app.screen is not screen, pilot)
+    assert app.theme == LIGHT.name
+    assert read_settings()["theme"] == "light"
 
 
 async def test_thinking_level_and_double_escape(tmp_path: Path) -> None:

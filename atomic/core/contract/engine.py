@@ -735,6 +735,16 @@ class Engine:
             s.mcp.set_notice_sink(self._mcp_sink)
         return new
 
+    def loaded_project_extensions(self) -> list[str]:
+        """File names of the loaded extensions the project folder brings (`.atomic/extensions/`): they keep
+        running after trust is withdrawn, until Atomic restarts."""
+        from atomic.core.extensions.loader import project_extension_paths
+
+        if self._s.extensions is None:
+            return []
+        project = {str(path.resolve()) for path in project_extension_paths(self._s.cwd)}
+        return [Path(e.path).name for e in self._s.extensions.extensions if e.path in project]
+
     def untrusted_notice(self) -> str | None:
         """The one line a non-interactive frontend prints when the folder was left undecided and
         brings something; None otherwise."""

@@ -1,6 +1,6 @@
-"""Modal screens of the terminal UI. Each applies its change to the engine and dismisses with a short
-result text for a notification (None when cancelled); `editor:<text>` asks the app to put text in
-the editor (the tree and fork pickers).
+"""Modal screens of the terminal UI. Each is a `ModalScreen[T]` that dismisses with a typed result (None
+when cancelled): a `ModelChoice`, a `TreeChoice`, an entry id … The caller (atomic.tui.commands) applies
+the result through the engine; a screen does not change the session itself.
 
 Names resolve lazily (`from atomic.tui.screens import ModelPickerScreen` loads one module), so
 opening the app does not pay for screens nobody opened.
@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import importlib
 from typing import Any
-
-EDITOR_PREFIX = "editor:"
 
 _MODULES = {
     "ForkPickerScreen": "fork_picker",
@@ -26,7 +24,7 @@ _MODULES = {
     "TrustScreen": "trust_screen",
 }
 
-__all__ = ["EDITOR_PREFIX", *_MODULES]
+__all__ = [*_MODULES]
 
 
 def __getattr__(name: str) -> Any:

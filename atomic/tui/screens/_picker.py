@@ -1,13 +1,14 @@
 """The shared shape of every picker: a centred panel with a title, a search box, a list and a key hint.
 
-Subclasses say what the rows are (`build_options`) and what choosing one does (`choose`). The search
-box keeps the focus so typing always filters; Up/Down/PageUp/PageDown move the list and Enter picks
-the highlighted row. Esc closes with None.
+Subclasses say what the rows are (`build_options`) and what choosing one returns (`choose` dismisses
+with a typed result; the caller applies it through the engine). The search box keeps the focus so
+typing always filters; Up/Down/PageUp/PageDown move the list and Enter picks the highlighted row.
+Esc closes with None.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Generic, TypeVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -73,8 +74,11 @@ PANEL_CSS = """
 """
 
 
-class AtomicModal(ModalScreen[str | None]):
-    """A modal with Atomic's panel styles; Esc dismisses with None."""
+R = TypeVar("R")
+
+
+class AtomicModal(ModalScreen[R | None], Generic[R]):
+    """A modal with Atomic's panel styles that dismisses with an R; Esc dismisses with None."""
 
     DEFAULT_CSS = (
         """
@@ -91,7 +95,7 @@ class AtomicModal(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-class PickerScreen(AtomicModal):
+class PickerScreen(AtomicModal[R]):
     TITLE_TEXT: ClassVar[str] = "Pick"
     HINT: ClassVar[str] = "↑↓ move · enter select · esc close"
     PLACEHOLDER: ClassVar[str] = "Type to search"
@@ -108,6 +112,10 @@ class PickerScreen(AtomicModal):
     def __init__(self, initial_query: str = "") -> None:
         super().__init__()
         self._initial_query = initial_query
+        # Per instance: one screen class can serve two purposes (login and logout).
+        self.title_text = self.TITLE_TEXT
+        self.hint = self.HINT
+        self.empty_text = self.EMPTY_TEXT
 
     # ------------------------------------------------------------------ subclass API
 
@@ -115,6 +123,7 @@ class PickerScreen(AtomicModal):
         raise NotImplementedError
 
     async def choose(self, option_id: str) -> None:
+        """Dismiss with the result for this row (or change the view, e.g. ask for a key)."""
         raise NotImplementedError
 
     def info_text(self) -> str | Content:
@@ -133,7 +142,7 @@ class PickerScreen(AtomicModal):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="atomic-panel") as panel:
-            panel.border_title = self.TITLE_TEXT
+            panel.border_title = self.title_text
             yield Static("", classes="panel-info")
             search = Input(
                 value=self._initial_query, placeholder=self.PLACEHOLDER, id="picker-search", select_on_focus=False
@@ -141,9 +150,9 @@ class PickerScreen(AtomicModal):
             search.display = self.SEARCHABLE
             yield search
             yield OptionList(id="picker-list")
-            yield Static(self.EMPTY_TEXT, classes="panel-empty")
+            yield Static(self.empty_text, classes="panel-empty")
             yield Static("", classes="panel-detail")
-            yield Static(self.HINT, classes="panel-hint")
+            yield Static(self.hint, classes="panel-hint")
 
     def on_mount(self) -> None:
         self.refresh_options()

@@ -6,6 +6,11 @@ an id that merely contains those letters far apart.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TypeVar
+
+T = TypeVar("T")
+
 _WORD_BREAKS = frozenset(" -_/.:[]()")
 
 
@@ -47,11 +52,11 @@ def fuzzy_score(query: str, text: str) -> int | None:
     return total
 
 
-def fuzzy_filter(query: str, items: list[tuple[str, object]]) -> list[object]:
+def fuzzy_filter(query: str, items: Sequence[tuple[str, T]]) -> list[T]:
     """Items whose search text matches, best first; the original order is kept for an empty query."""
     if not query.strip():
         return [item for _, item in items]
-    scored = []
+    scored: list[tuple[int, int, T]] = []
     for index, (text, item) in enumerate(items):
         score = fuzzy_score(query, text)
         if score is not None:

@@ -9,7 +9,7 @@ from textual.widgets import DataTable, Static
 from atomic.tui.screens._picker import AtomicModal
 
 
-class HotkeysScreen(AtomicModal):
+class HotkeysScreen(AtomicModal[None]):
     DEFAULT_CSS = """
     HotkeysScreen DataTable {
         height: auto;

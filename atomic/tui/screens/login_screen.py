@@ -1,13 +1,14 @@
-"""/login and /logout: pick a provider (with its key status); login then asks for an API key.
+"""/login and /logout: pick a provider (with its key status); login then asks for an API key. The screen
+returns a `LoginChoice`; the caller stores or removes the key through the engine.
 
-Keys go to `<agentDir>/auth.json` through the engine (mode 0600). The key box is a password field and
+Keys go to `<agentDir>/auth.json` (mode 0600). The key box is a password field and
 the key is never echoed in notifications.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
 
 from textual import on
 from textual.containers import Vertical
@@ -15,8 +16,12 @@ from textual.content import Content
 from textual.widgets import Input, Static
 from textual.widgets.option_list import Option
 
+from atomic.tui.formatting import tilde
 from atomic.tui.screens._picker import PickerScreen
 from atomic.tui.screens.fuzzy import fuzzy_filter
+
+if TYPE_CHECKING:
+    from atomic.core.contract import AuthStatus, Engine, Model, ProviderAuth
 
 LOCAL_SERVER_HINT = (
     "Local OpenAI-compatible server (llama.cpp, vLLM, LM Studio, Ollama)? Add it as a provider in "
@@ -24,16 +29,15 @@ LOCAL_SERVER_HINT = (
 )
 
 
-def _tilde(path: str) -> str:
-    home = str(Path.home())
-    return "~" + path[len(home) :] if path == home or path.startswith(home + "/") else path
+@dataclass(frozen=True)
+class LoginChoice:
+    """What /login or /logout decided: store `api_key` for `provider`, or (None) remove its stored key."""
+
+    provider: str
+    api_key: str | None = None
 
 
-# A result starting with this is shown as a line in the conversation rather than as a toast.
-NOTE_PREFIX = "note:"
-
-
-def select_provider_model(session: Any, provider: str) -> Any:
+def select_provider_model(session: Engine, provider: str) -> Model | None:
     """After a login: the provider's default model becomes the current one (and the saved default), unless a
     model of that provider is already in use. None when the provider has no usable model."""
     current = session.model
@@ -42,21 +46,22 @@ def select_provider_model(session: Any, provider: str) -> Any:
     own = [m for m in session.available_models() if m.provider == provider]
     if not own:
         return None
-    preferred = session.registry.default_model_id(provider)
+    preferred = session.provider_auth(provider).default_model_id
     model = next((m for m in own if m.id == preferred), own[0])
     session.set_model(model.provider, model.id, persist=True)
     return model
 
 
-def logout_text(session: Any, provider: str) -> str:
+def logout_text(session: Engine, provider: str) -> str:
     """What a logout changes for the next message."""
     done = f"Logged out of {provider}: its stored key is removed."
     current = session.model
     if current is None or current.provider != provider:
         return done
-    status = session.registry.auth_status(provider)
+    auth = session.provider_auth(provider)
     if session.has_auth(current):
-        source = f"${status['label']}" if status.get("label") else str(status.get("source") or "another source")
+        status = auth.status
+        source = f"${status.label}" if status.label else str(status.source or "another source")
         return f"{done} {current.id} still gets a key from {source}, so it keeps working."
     others = {m.key for m in session.available_models() if m.provider != provider}
     if others:
@@ -65,20 +70,20 @@ def logout_text(session: Any, provider: str) -> str:
             f"{done} {current.id} has no key now: the next message is refused until you pick another model "
             f"(ctrl+l, {count} available) or /login again."
         )
-    env = session.registry.env_var_for(provider)
+    env = auth.env_var
     hint = f"/login or set ${env}" if env else "/login"
     return f"{done} No model has a key now: {hint} to keep chatting."
 
 
-def describe_status(status: dict[str, Any]) -> tuple[str, str]:
+def describe_status(status: AuthStatus) -> tuple[str, str]:
     """(text, style) for a provider's auth status."""
-    if not status.get("configured"):
+    if not status.configured:
         return "not configured", "$foreground-muted"
-    source = status.get("source")
+    source = status.source
     if source == "stored":
         return "✓ key stored (auth.json)", "$text-success"
     if source == "environment":
-        return f"✓ ${status.get('label', 'env')}", "$text-success"
+        return f"✓ ${status.label or 'env'}", "$text-success"
     if source == "models_json":
         return "✓ models.json", "$text-success"
     if source == "runtime":
@@ -86,19 +91,19 @@ def describe_status(status: dict[str, Any]) -> tuple[str, str]:
     return f"✓ {source}", "$text-success"
 
 
-class LoginScreen(PickerScreen):
+class LoginScreen(PickerScreen[LoginChoice]):
     PLACEHOLDER = "Search providers"
     EMPTY_TEXT = "No providers"
 
-    def __init__(self, session: Any, mode: Literal["login", "logout"] = "login") -> None:
+    def __init__(self, session: Engine, mode: Literal["login", "logout"] = "login") -> None:
         super().__init__()
         self.session = session
         self.mode = mode
-        self.TITLE_TEXT = "Log in to a provider" if mode == "login" else "Log out of a provider"
-        self.HINT = (
+        self.title_text = "Log in to a provider" if mode == "login" else "Log out of a provider"
+        self.hint = (
             "↑↓ move · enter choose · esc close" if mode == "login" else "↑↓ move · enter remove stored key · esc close"
         )
-        self.EMPTY_TEXT = "No providers" if mode == "login" else "No stored keys to remove"
+        self.empty_text = "No providers" if mode == "login" else "No stored keys to remove"
         self.pending_provider: str | None = None
 
     def on_mount(self) -> None:
@@ -112,35 +117,32 @@ class LoginScreen(PickerScreen):
         key_box.display = False
         panel.mount(key_box, before=self.query_one(".panel-hint"))
 
-    def _providers(self) -> list[str]:
-        providers = list(self.session.registry.providers())
+    def _providers(self) -> list[ProviderAuth]:
+        providers = self.session.providers()
         if self.mode == "logout":
-            providers = [p for p in providers if self.session.registry.auth_status(p).get("source") == "stored"]
+            providers = [p for p in providers if p.status.source == "stored"]
         return providers
 
     def build_options(self, query: str) -> list[Option]:
-        registry = self.session.registry
-        providers: list[str] = fuzzy_filter(query, [(p, p) for p in self._providers()])  # type: ignore[assignment]
-        width = max((len(p) for p in providers), default=0) + 2
+        providers = fuzzy_filter(query, [(p.provider, p) for p in self._providers()])
+        width = max((len(p.provider) for p in providers), default=0) + 2
         options = []
-        for provider in providers:
-            text, style = describe_status(registry.auth_status(provider))
-            env = registry.env_var_for(provider)
-            parts: list[str | tuple[str, str]] = [(provider.ljust(width), "bold"), (text, style)]
-            if env and self.mode == "login" and not registry.auth_status(provider).get("configured"):
-                parts.append((f"  (or set ${env})", "$foreground-muted"))
-            options.append(Option(Content.assemble(*parts), id=provider))
+        for auth in providers:
+            text, style = describe_status(auth.status)
+            parts: list[str | tuple[str, str]] = [(auth.provider.ljust(width), "bold"), (text, style)]
+            if auth.env_var and self.mode == "login" and not auth.status.configured:
+                parts.append((f"  (or set ${auth.env_var})", "$foreground-muted"))
+            options.append(Option(Content.assemble(*parts), id=auth.provider))
         return options
 
     def info_text(self) -> str | Content:
         if self.mode == "login":
-            return LOCAL_SERVER_HINT.format(agent_dir=_tilde(str(self.session.agent_dir)))
+            return LOCAL_SERVER_HINT.format(agent_dir=tilde(self.session.agent_dir))
         return ""
 
     async def choose(self, option_id: str) -> None:
         if self.mode == "logout":
-            self.session.logout_provider(option_id)
-            self.dismiss(NOTE_PREFIX + logout_text(self.session, option_id))
+            self.dismiss(LoginChoice(option_id))
             return
         self._ask_for_key(option_id)
 
@@ -148,7 +150,7 @@ class LoginScreen(PickerScreen):
 
     def _ask_for_key(self, provider: str) -> None:
         self.pending_provider = provider
-        env = self.session.registry.env_var_for(provider)
+        env = self.session.provider_auth(provider).env_var
         title = f"API key for {provider}"
         if env:
             title += f" (instead of ${env}); stored in auth.json"
@@ -192,14 +194,4 @@ class LoginScreen(PickerScreen):
         if not key:
             self.notify("The key is empty", severity="warning")
             return
-        try:
-            self.session.login_provider(provider, key)
-            model = select_provider_model(self.session, provider)
-        except Exception as exc:
-            self.notify(str(exc), title="Login failed", severity="error")
-            return
-        if model is None:
-            text = f"Logged in to {provider}, but it has no models to use: add some in models.json."
-        else:
-            text = f"Logged in to {provider}. Using {model.name or model.id} ({provider}/{model.id}); ctrl+l picks another."
-        self.dismiss(NOTE_PREFIX + text)
+        self.dismiss(LoginChoice(provider, key))

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
-from atomic.core.mcp.manager import McpServerState
 from atomic.tui.screens._picker import AtomicModal
+
+if TYPE_CHECKING:
+    from atomic.core.contract import Engine, McpServerStatus
 
 STATUS_TEXT = {
     "starting": "starting…",
@@ -27,7 +29,7 @@ NO_SERVERS = (
 )
 
 
-def detail_text(state: McpServerState) -> str:
+def detail_text(state: McpServerStatus) -> str:
     lines = [f"{state.name}  ({state.source}, {state.transport})  {state.target}"]
     if state.server_name:
         lines.append(f"server: {state.server_name}   restarts: {state.restarts}")
@@ -45,7 +47,7 @@ def detail_text(state: McpServerState) -> str:
     return "\n".join(lines)
 
 
-class McpScreen(AtomicModal):
+class McpScreen(AtomicModal[None]):
     DEFAULT_CSS = """
     McpScreen DataTable {
         height: auto;
@@ -58,10 +60,10 @@ class McpScreen(AtomicModal):
         Binding("r", "reconnect", "Reconnect", show=False),
     ]
 
-    def __init__(self, session: Any) -> None:
+    def __init__(self, session: Engine) -> None:
         super().__init__()
         self.session = session
-        self.states: list[McpServerState] = []
+        self.states: list[McpServerStatus] = []
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="atomic-panel") as panel:
@@ -79,8 +81,7 @@ class McpScreen(AtomicModal):
         self.set_interval(0.5, self.refresh_rows)
 
     def refresh_rows(self) -> None:
-        manager = self.session.mcp
-        states = manager.states() if manager is not None else []
+        states = self.session.mcp_servers()
         table = self.query_one("#mcp-table", DataTable)
         if states != self.states:
             row = table.cursor_row
@@ -93,7 +94,7 @@ class McpScreen(AtomicModal):
                 table.move_cursor(row=min(max(row, 0), len(states) - 1))
         self._show_detail()
 
-    def _selected(self) -> McpServerState | None:
+    def _selected(self) -> McpServerStatus | None:
         table = self.query_one("#mcp-table", DataTable)
         if not self.states or table.cursor_row < 0 or table.cursor_row >= len(self.states):
             return None
@@ -109,8 +110,7 @@ class McpScreen(AtomicModal):
 
     def action_reconnect(self) -> None:
         state = self._selected()
-        manager = self.session.mcp
-        if state is None or manager is None:
+        if state is None:
             return
         if state.status in ("untrusted", "disabled"):
             self.app.notify(f"{state.name} is {STATUS_TEXT[state.status]}; it cannot be started here",
@@ -119,8 +119,10 @@ class McpScreen(AtomicModal):
         self.app.notify(f"Reconnecting {state.name}…")
 
         async def reconnect() -> None:
-            result = await manager.reconnect(state.name)
+            result = await self.session.reconnect_mcp_server(state.name)
             self.refresh_rows()
+            if result is None:
+                return  # the server is gone (the configuration changed meanwhile)
             if result.status == "connected":
                 self.app.notify(f"{state.name}: connected, {len(result.tools)} tools")
             else:

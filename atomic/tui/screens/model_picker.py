@@ -1,29 +1,41 @@
-"""/model: a searchable list of models; Enter switches the session's model and saves it as the default."""
+"""/model: a searchable list of models; Enter returns the chosen one (the caller switches to it and saves it)."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.widgets.option_list import Option
 
 from atomic.core.model_types import Model
+from atomic.tui.formatting import format_tokens
 from atomic.tui.screens._picker import PickerScreen
-from atomic.tui.screens.formatting import format_tokens
 from atomic.tui.screens.fuzzy import fuzzy_filter
+
+if TYPE_CHECKING:
+    from atomic.core.contract import Engine
 
 _ID_WIDTH_LIMIT = 42
 
 
-class ModelPickerScreen(PickerScreen):
+@dataclass(frozen=True)
+class ModelChoice:
+    """The model picked in /model."""
+
+    provider: str
+    model_id: str
+
+
+class ModelPickerScreen(PickerScreen[ModelChoice]):
     TITLE_TEXT = "Select model"
     HINT = "↑↓ move · enter select · tab all/available · esc close"
     PLACEHOLDER = "Search provider, id or name"
     EMPTY_TEXT = "No matching models"
     BINDINGS: ClassVar[list[BindingType]] = [Binding("tab", "toggle_scope", "All/available", show=False, priority=True)]
 
-    def __init__(self, session: Any, initial_query: str = "", show_all: bool = False) -> None:
+    def __init__(self, session: Engine, initial_query: str = "", show_all: bool = False) -> None:
         super().__init__(initial_query)
         self.session = session
         self.show_all = show_all
@@ -49,7 +61,7 @@ class ModelPickerScreen(PickerScreen):
                 seen.add(model.key)
                 unique.append(model)
         current = self._current_key()
-        provider_rank = {p: i for i, p in enumerate(self.session.registry.providers())}
+        provider_rank = {p.provider: i for i, p in enumerate(self.session.providers())}
         unique.sort(
             key=lambda m: (
                 m.key != current,
@@ -68,7 +80,7 @@ class ModelPickerScreen(PickerScreen):
         self._models = {m.key: m for m in ordered}
         # The provider goes first in the search text so "openai/..." ranks real provider ids first.
         items = [(f"{m.provider} {m.provider}/{m.id} {m.id} {m.name}", m) for m in ordered]
-        matches: list[Model] = fuzzy_filter(query, items)  # type: ignore[assignment]
+        matches: list[Model] = fuzzy_filter(query, items)
         provider_width = max((len(m.provider) for m in matches), default=0) + 2
         id_width = min(max((len(m.id) for m in matches), default=0), _ID_WIDTH_LIMIT)
         return [self._row(m, provider_width, id_width) for m in matches]
@@ -86,7 +98,7 @@ class ModelPickerScreen(PickerScreen):
         parts: list[str | tuple[str, str] | Content] = [
             (badge + " ", "$foreground-muted"),
             (model_id.ljust(id_width), "bold" if current else ""),
-            ("  " + format_tokens(model.context_window).rjust(5) + " ctx", "$foreground-muted"),
+            ("  " + format_tokens(model.context_window, whole=True).rjust(5) + " ctx", "$foreground-muted"),
             ("  " + " ".join(marks).ljust(15), "$text-accent"),
         ]
         if current:
@@ -130,6 +142,4 @@ class ModelPickerScreen(PickerScreen):
 
     async def choose(self, option_id: str) -> None:
         model = self._models[option_id]
-        # An interactive choice becomes the default for the next start, as in pi.
-        chosen = self.session.set_model(model.provider, model.id, persist=True)
-        self.dismiss(f"Model: {chosen.provider}/{chosen.id}")
+        self.dismiss(ModelChoice(model.provider, model.id))

@@ -1,69 +1,74 @@
-"""/resume: sessions of this folder (or all folders, Tab), newest first; Enter switches to the chosen one."""
+"""/resume: sessions of this folder (or all folders, Tab), newest first; Enter returns the chosen one."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from pathlib import Path
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.widgets.option_list import Option
 
-from atomic.core.session.listing import SessionInfo, list_all_sessions, list_sessions
+from atomic.tui.formatting import first_line, format_age, format_size, tilde
 from atomic.tui.screens._picker import PickerScreen
-from atomic.tui.screens.formatting import format_age, format_size, one_line
 from atomic.tui.screens.fuzzy import fuzzy_filter
+
+if TYPE_CHECKING:
+    from atomic.core.contract import Engine, SessionSummary
 
 _TITLE_WIDTH = 60
 
 
-def _tilde(path: str) -> str:
-    home = str(Path.home())
-    return "~" + path[len(home) :] if path == home or path.startswith(home + "/") else path
+@dataclass(frozen=True)
+class SessionChoice:
+    """The session picked in /resume: its file, and the title a notification shows."""
+
+    path: str
+    title: str
 
 
-class SessionPickerScreen(PickerScreen):
+class SessionPickerScreen(PickerScreen[SessionChoice]):
     TITLE_TEXT = "Resume session"
     PLACEHOLDER = "Search by name, first message or id"
     EMPTY_TEXT = "No sessions found"
     HINT = "↑↓ move · enter open · tab this folder/all · esc close"
     BINDINGS: ClassVar[list[BindingType]] = [Binding("tab", "toggle_scope", "Scope", show=False, priority=True)]
 
-    def __init__(self, session: Any, *, all_folders: bool = False, now: Callable[[], float] = time.time) -> None:
+    def __init__(self, session: Engine, *, all_folders: bool = False, now: Callable[[], float] = time.time) -> None:
         super().__init__()
         self.session = session
         self.all_folders = all_folders or session.session_dir is None
         # Injected so snapshots show the same "2h ago" every run.
         self._now = now
-        self._infos: dict[str, SessionInfo] = {}
-        self._listing_cache: dict[bool, list[SessionInfo]] = {}
+        self._infos: dict[str, SessionSummary] = {}
+        self._listing_cache: dict[bool, list[SessionSummary]] = {}
 
-    def _load(self) -> list[SessionInfo]:
+    def _load(self) -> list[SessionSummary]:
         # Listing reads every file's head: do it once per scope, not on every keystroke.
         cached = self._listing_cache.get(self.all_folders)
         if cached is None:
-            cached = list_all_sessions() if self.all_folders else list_sessions(Path(self.session.session_dir))
+            cached = self.session.list_sessions(all_folders=self.all_folders)
             self._listing_cache[self.all_folders] = cached
         return cached
 
     def _current_path(self) -> str | None:
-        path = self.session.store.path
+        path = self.session.session_file
         return str(path) if path is not None else None
 
     def build_options(self, query: str) -> list[Option]:
         infos = self._load()
         self._infos = {str(i.path): i for i in infos}
         items = [(f"{i.name or ''} {i.first_message} {i.id} {i.cwd if self.all_folders else ''}", i) for i in infos]
-        matches: list[SessionInfo] = fuzzy_filter(query, items)  # type: ignore[assignment]
+        matches: list[SessionSummary] = fuzzy_filter(query, items)
         now = self._now()
         current = self._current_path()
         return [self._row(info, now, str(info.path) == current) for info in matches]
 
-    def _row(self, info: SessionInfo, now: float, current: bool) -> Option:
+    def _row(self, info: SessionSummary, now: float, current: bool) -> Option:
         title = info.name or info.first_message or "(no messages)"
-        title = one_line(title, _TITLE_WIDTH).ljust(_TITLE_WIDTH)
+        title = first_line(title, _TITLE_WIDTH).ljust(_TITLE_WIDTH)
         title_style = "bold" if info.name else ("$foreground-muted" if not info.first_message else "")
         parts: list[str | tuple[str, str]] = [
             (title, title_style),
@@ -73,7 +78,7 @@ class SessionPickerScreen(PickerScreen):
         if current:
             parts.append(("  ✓ current", "$text-success"))
         if self.all_folders and info.cwd:
-            parts.append(("  " + _tilde(info.cwd), "$text-accent"))
+            parts.append(("  " + tilde(info.cwd), "$text-accent"))
         return Option(Content.assemble(*parts), id=str(info.path))
 
     def info_text(self) -> str | Content:
@@ -87,7 +92,7 @@ class SessionPickerScreen(PickerScreen):
             return ""
         text = f"id {info.id[:8]}"
         if info.name and info.first_message:
-            text += " · " + one_line(info.first_message, 80)
+            text += " · " + first_line(info.first_message, 80)
         return text
 
     def preferred_option_id(self) -> str | None:
@@ -104,8 +109,4 @@ class SessionPickerScreen(PickerScreen):
         if option_id == self._current_path():
             self.dismiss(None)
             return
-        switched = await self.session.switch_session(option_id)
-        if not switched:
-            self.dismiss("Session switch cancelled by an extension")
-            return
-        self.dismiss(f"Resumed: {one_line(info.name or info.first_message or info.id, 60)}")
+        self.dismiss(SessionChoice(option_id, first_line(info.name or info.first_message or info.id, 60)))

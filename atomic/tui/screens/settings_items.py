@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from atomic.core.settings import SettingKind, setting_meta
+
+if TYPE_CHECKING:
+    from atomic.core.contract import Engine
 
 Kind = SettingKind
 
@@ -59,15 +62,15 @@ def _item(
     )
 
 
-def _set_thinking(session: Any, level: str) -> None:
+def _set_thinking(session: Engine, level: str) -> None:
     session.set_thinking_level(level, persist=True)
 
 
 SETTING_ITEMS: list[SettingItem] = [
     _item("compaction.enabled", lambda s: bool(s.auto_compaction_enabled), apply=lambda s, v: s.set_auto_compaction(v)),
     _item("retry.enabled", lambda s: bool(s.auto_retry_enabled), apply=lambda s, v: s.set_auto_retry(v)),
-    _item("steeringMode", lambda s: s.steering.mode, apply=lambda s, v: s.set_steering_mode(v)),
-    _item("followUpMode", lambda s: s.follow_ups.mode, apply=lambda s, v: s.set_follow_up_mode(v)),
+    _item("steeringMode", lambda s: s.steering_mode, apply=lambda s, v: s.set_steering_mode(v)),
+    _item("followUpMode", lambda s: s.follow_up_mode, apply=lambda s, v: s.set_follow_up_mode(v)),
     _item(
         "defaultThinkingLevel",
         lambda s: s.thinking_level,

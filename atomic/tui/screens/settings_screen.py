@@ -1,18 +1,22 @@
 """/settings: every setting with its value; changes are saved to settings.json and applied at once.
 
+The screen saves a change and applies it to the engine; for what the app shows (theme, CSS classes) it
+posts a `SettingChanged` message, which bubbles to the app: the app applies its own look, never the screen.
+
 Keys: ↑↓ move, Enter/Space/→ next value (or edit a number/text), ← previous value, typing filters,
 Backspace edits the filter, Esc closes (or leaves the edit box).
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
+from textual.message import Message
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -27,20 +31,22 @@ from atomic.tui.screens.settings_items import (
     stepped,
 )
 
+if TYPE_CHECKING:
+    from atomic.core.contract import Engine
+
 _LABEL_WIDTH = 28
-TEXTUAL_THEMES = {"dark": "textual-dark", "light": "textual-light"}
 
 
-def apply_theme_to_app(app: Any, name: str) -> None:
-    """Use the app's own theme hook when it has one, else switch Textual's built-in themes."""
-    hook = getattr(app, "apply_theme", None)
-    if callable(hook):
-        hook(name)
-    else:
-        app.theme = TEXTUAL_THEMES.get(name, "textual-dark")
+class SettingChanged(Message):
+    """A setting was saved and applied to the engine; the app refreshes what it shows from it."""
+
+    def __init__(self, key: str, value: object) -> None:
+        super().__init__()
+        self.key = key
+        self.value = value
 
 
-class SettingsScreen(AtomicModal):
+class SettingsScreen(AtomicModal[str]):
     DEFAULT_CSS = """
     SettingsScreen #settings-list { max-height: 24; }
     SettingsScreen #settings-edit { margin: 1 0 0 0; }
@@ -54,7 +60,7 @@ class SettingsScreen(AtomicModal):
     ]
     HINT = "↑↓ move · enter/space/→ change · ← back · type to search · esc close"
 
-    def __init__(self, session: Any, items: list[SettingItem] | None = None) -> None:
+    def __init__(self, session: Engine, items: list[SettingItem] | None = None) -> None:
         super().__init__()
         self.session = session
         self.items = {item.key: item for item in (items or SETTING_ITEMS)}
@@ -98,7 +104,7 @@ class SettingsScreen(AtomicModal):
         highlighted = self.option_list.highlighted_option
         keep = keep or (highlighted.id if highlighted else None)
         entries = [(f"{item.label} {item.key}", item) for item in self.items.values()]
-        visible: list[SettingItem] = fuzzy_filter(self.filter_text, entries)  # type: ignore[assignment]
+        visible: list[SettingItem] = fuzzy_filter(self.filter_text, entries)
         option_list = self.option_list
         option_list.set_options([self._row(item) for item in visible])
         index = next((i for i, item in enumerate(visible) if item.key == keep), 0)
@@ -234,17 +240,13 @@ class SettingsScreen(AtomicModal):
             if item.kind in ("int", "float") and value is not None:
                 value = check_range(item, value)
             if item.save:
-                self.session.settings_manager.update({item.key: value})
+                self.session.save_settings({item.key: value})
             if item.apply is not None:
                 item.apply(self.session, value)
         except Exception as exc:  # a broken settings.json or an engine refusal is shown, not raised
             self.notify(str(exc), title="Setting not saved", severity="error")
             return False
-        if item.key == "theme":
-            apply_theme_to_app(self.app, value)
-        hook = getattr(self.app, "setting_changed", None)
-        if callable(hook):
-            hook(item.key, value)
+        self.post_message(SettingChanged(item.key, value))
         if item.label not in self.changed:
             self.changed.append(item.label)
         self._rebuild(keep=item.key)

@@ -1,14 +1,17 @@
-"""/thinking: the current model's supported thinking levels with what each one means."""
+"""/thinking: the current model's supported thinking levels with what each one means; returns the level."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual.content import Content
 from textual.widgets.option_list import Option
 
 from atomic.tui.screens._picker import PickerScreen
 from atomic.tui.screens.fuzzy import fuzzy_filter
+
+if TYPE_CHECKING:
+    from atomic.core.contract import Engine
 
 LEVEL_DESCRIPTIONS: dict[str, str] = {
     "off": "No reasoning",
@@ -21,12 +24,12 @@ LEVEL_DESCRIPTIONS: dict[str, str] = {
 }
 
 
-class ThinkingPickerScreen(PickerScreen):
+class ThinkingPickerScreen(PickerScreen[str]):
     TITLE_TEXT = "Thinking level"
     PLACEHOLDER = "Filter levels"
     EMPTY_TEXT = "No matching level"
 
-    def __init__(self, session: Any) -> None:
+    def __init__(self, session: Engine) -> None:
         super().__init__()
         self.session = session
 
@@ -41,7 +44,7 @@ class ThinkingPickerScreen(PickerScreen):
     def build_options(self, query: str) -> list[Option]:
         levels = list(self.session.supported_levels())
         items = [(f"{level} {LEVEL_DESCRIPTIONS.get(level, '')}", level) for level in levels]
-        matches: list[str] = fuzzy_filter(query, items)  # type: ignore[assignment]
+        matches: list[str] = fuzzy_filter(query, items)
         current = self.session.thinking_level
         options = []
         for level in matches:
@@ -58,5 +61,4 @@ class ThinkingPickerScreen(PickerScreen):
         return self.session.thinking_level
 
     async def choose(self, option_id: str) -> None:
-        result = self.session.set_thinking_level(option_id, persist=True)
-        self.dismiss(f"Thinking level: {result['level']}")
+        self.dismiss(option_id)

@@ -1,8 +1,10 @@
-"""/tree: the whole session tree; Enter continues from the chosen entry, `l` labels it, `f` filters."""
+"""/tree: the whole session tree; Enter returns the chosen entry (the caller continues from it), `l` labels it,
+`f` filters."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -12,9 +14,11 @@ from textual.content import Content
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from atomic.tui.screens import EDITOR_PREFIX
 from atomic.tui.screens._picker import AtomicModal
 from atomic.tui.screens.tree_view import FILTER_MODES, TreeRow, build_rows, visible_leaf_row
+
+if TYPE_CHECKING:
+    from atomic.core.contract import Engine
 
 _KIND_STYLES = {
     "user": "bold",
@@ -26,7 +30,14 @@ _KIND_STYLES = {
 }
 
 
-class TreeScreen(AtomicModal):
+@dataclass(frozen=True)
+class TreeChoice:
+    """The entry picked in /tree: the session continues from there."""
+
+    entry_id: str
+
+
+class TreeScreen(AtomicModal[TreeChoice]):
     DEFAULT_CSS = """
     TreeScreen #tree-list { max-height: 30; }
     """
@@ -36,7 +47,7 @@ class TreeScreen(AtomicModal):
     ]
     HINT = "↑↓ move · enter continue from here · l label · f filter · esc close"
 
-    def __init__(self, session: Any, filter_mode: str = "default") -> None:
+    def __init__(self, session: Engine, filter_mode: str = "default") -> None:
         super().__init__()
         self.session = session
         self.filter_mode = filter_mode
@@ -71,13 +82,12 @@ class TreeScreen(AtomicModal):
         return Content.assemble(*parts)
 
     def rebuild(self, keep: str | None = None) -> None:
-        tree = self.session.get_tree()
-        self.rows = build_rows(tree, self.filter_mode)
+        self.rows = build_rows(self.session.tree(), self.filter_mode)
         option_list = self.query_one("#tree-list", OptionList)
         option_list.set_options([Option(self._prompt(row), id=row.entry_id) for row in self.rows])
         if self.rows:
             index = next((i for i, r in enumerate(self.rows) if r.entry_id == keep), None)
-            option_list.highlighted = index if index is not None else visible_leaf_row(self.rows, tree)
+            option_list.highlighted = index if index is not None else visible_leaf_row(self.rows)
             option_list.scroll_to_highlight()
         self.query_one("#tree-info", Static).update(
             Content.assemble("Filter: ", (self.filter_mode, "$text-accent"), f" · {len(self.rows)} entries")
@@ -138,14 +148,7 @@ class TreeScreen(AtomicModal):
         self.rebuild(keep=entry_id)
 
     @on(OptionList.OptionSelected, "#tree-list")
-    async def _selected(self, event: OptionList.OptionSelected) -> None:
+    def _selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        entry_id = event.option.id
-        if entry_id is None:
-            return
-        try:
-            text = await self.session.navigate_to(entry_id)
-        except Exception as exc:
-            self.notify(str(exc), title="Cannot navigate", severity="error")
-            return
-        self.dismiss(EDITOR_PREFIX + text if text is not None else "Moved to the selected entry")
+        if event.option.id is not None:
+            self.dismiss(TreeChoice(event.option.id))

@@ -1,4 +1,4 @@
-"""Turning `session.get_tree()` into indented rows for the /tree screen (no Textual here, easy to test).
+"""Turning `Engine.tree()` (a `SessionTree`) into indented rows for the /tree screen (no Textual here, easy to test).
 
 Like pi, a chain of single children stays in one column; only a real branch point indents its
 children with ├─/└─ connectors. Entries hidden by the filter pass their children up to the nearest
@@ -8,7 +8,12 @@ shown ancestor. Everything is iterative so a 10,000-entry chain cannot hit the r
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from atomic.tui.formatting import first_line
+
+if TYPE_CHECKING:
+    from atomic.core.contract import SessionTree, TreeNode
 
 FILTER_MODES = ("default", "no-tools", "user-only", "labeled-only", "all")
 _SETTINGS_TYPES = frozenset({"model_change", "thinking_level_change", "session_info", "custom"})
@@ -23,14 +28,6 @@ class TreeRow:
     label: str | None
     on_path: bool
     is_leaf: bool
-
-
-def _first_line(text: str, limit: int = 90) -> str:
-    for line in text.splitlines():
-        if line.strip():
-            line = line.strip()
-            return line if len(line) <= limit else line[: limit - 1] + "…"
-    return ""
 
 
 def _content_text(content: Any) -> str:
@@ -48,13 +45,14 @@ def describe_entry(entry: dict[str, Any]) -> tuple[str, str]:
         message = entry.get("message") or {}
         role = message.get("role")
         if role == "user":
-            return "user", "user: " + _first_line(_content_text(message.get("content")))
+            return "user", "user: " + first_line(_content_text(message.get("content")), 90)
         if role == "assistant":
             content = message.get("content") or []
-            text = _first_line(_content_text(content))
+            text = first_line(_content_text(content), 90)
             calls = [b.get("name", "?") for b in content if isinstance(b, dict) and b.get("type") == "toolCall"]
             if message.get("stopReason") == "error":
-                return "assistant", "assistant (error): " + _first_line(str(message.get("errorMessage") or text))
+                error = str(message.get("errorMessage") or text)
+                return "assistant", "assistant (error): " + first_line(error, 90)
             if text and calls:
                 return "assistant", f"assistant: {text} → {', '.join(calls)}"
             if calls:
@@ -64,13 +62,13 @@ def describe_entry(entry: dict[str, Any]) -> tuple[str, str]:
             status = " (error)" if message.get("isError") else ""
             return "tool", f"↳ {message.get('toolName', 'tool')}{status}"
         if role == "bashExecution":
-            return "tool", "! " + _first_line(str(message.get("command", "")))
+            return "tool", "! " + first_line(str(message.get("command", "")), 90)
         return "meta", f"[{role or 'message'}]"
     if kind == "compaction":
         tokens = entry.get("tokensBefore")
         return "compaction", "[compaction]" + (f" {tokens:,} tokens before" if isinstance(tokens, int) else "")
     if kind == "branch_summary":
-        return "summary", "[branch summary] " + _first_line(str(entry.get("summary", "")))
+        return "summary", "[branch summary] " + first_line(str(entry.get("summary", "")), 90)
     if kind == "model_change":
         return "meta", f"model: {entry.get('provider')}/{entry.get('modelId')}"
     if kind == "thinking_level_change":
@@ -80,15 +78,15 @@ def describe_entry(entry: dict[str, Any]) -> tuple[str, str]:
     return "meta", f"[{kind}]"
 
 
-def is_shown(node: dict[str, Any], mode: str) -> bool:
-    entry = node["entry"]
+def is_shown(node: TreeNode, mode: str) -> bool:
+    entry = node.entry
     kind = entry.get("type")
     if kind == "label":
         return False
     if mode == "all":
         return True
     if mode == "labeled-only":
-        return bool(node.get("label"))
+        return bool(node.label)
     role = (entry.get("message") or {}).get("role") if kind == "message" else None
     if mode == "user-only":
         return role == "user"
@@ -99,59 +97,54 @@ def is_shown(node: dict[str, Any], mode: str) -> bool:
     return True
 
 
-def _shown_children(node: dict[str, Any], mode: str) -> list[dict[str, Any]]:
+def _shown_children(children: tuple[TreeNode, ...], mode: str) -> list[TreeNode]:
     """The nearest shown descendants, in order (hidden entries are transparent)."""
-    result: list[dict[str, Any]] = []
-    stack = list(reversed(node["children"]))
+    result: list[TreeNode] = []
+    stack = list(reversed(children))
     while stack:
         child = stack.pop()
         if is_shown(child, mode):
             result.append(child)
         else:
-            stack.extend(reversed(child["children"]))
+            stack.extend(reversed(child.children))
     return result
 
 
-def build_rows(tree: dict[str, Any], mode: str = "default") -> list[TreeRow]:
-    roots: list[dict[str, Any]] = tree.get("tree") or []
-    leaf_id = tree.get("leafId")
+def build_rows(tree: SessionTree, mode: str = "default") -> list[TreeRow]:
+    leaf_id = tree.leaf_id
     # Ids on the path from the root to the leaf, to mark the active branch.
     parents: dict[str, str | None] = {}
-    stack = [(root, None) for root in roots]
+    stack: list[tuple[TreeNode, str | None]] = [(root, None) for root in tree.roots]
     while stack:
         node, parent = stack.pop()
-        parents[node["entry"]["id"]] = parent
-        stack.extend((child, node["entry"]["id"]) for child in node["children"])
+        parents[node.id] = parent
+        stack.extend((child, node.id) for child in node.children)
     on_path: set[str] = set()
     cursor = leaf_id
     while cursor is not None:
         on_path.add(cursor)
         cursor = parents.get(cursor)
 
-    fake_root = {"entry": {"type": "root", "id": ""}, "children": roots}
     rows: list[TreeRow] = []
     # (node, prefix for its own row, prefix its children continue with)
-    work: list[tuple[dict[str, Any], str, str]] = [
-        (child, "", "") for child in reversed(_shown_children(fake_root, mode))
-    ]
+    work: list[tuple[TreeNode, str, str]] = [(child, "", "") for child in reversed(_shown_children(tree.roots, mode))]
     if len(work) > 1:
         work = _branch_items(list(reversed(work)), "")
     while work:
         node, prefix, child_prefix = work.pop()
-        entry = node["entry"]
-        kind, text = describe_entry(entry)
+        kind, text = describe_entry(node.entry)
         rows.append(
             TreeRow(
-                entry_id=entry["id"],
+                entry_id=node.id,
                 prefix=prefix,
                 text=text,
                 kind=kind,
-                label=node.get("label"),
-                on_path=entry["id"] in on_path,
-                is_leaf=entry["id"] == leaf_id,
+                label=node.label,
+                on_path=node.id in on_path,
+                is_leaf=node.id == leaf_id,
             )
         )
-        children = _shown_children(node, mode)
+        children = _shown_children(node.children, mode)
         if len(children) == 1:
             work.append((children[0], child_prefix, child_prefix))
         elif children:
@@ -159,9 +152,7 @@ def build_rows(tree: dict[str, Any], mode: str = "default") -> list[TreeRow]:
     return rows
 
 
-def _branch_items(
-    items: list[tuple[dict[str, Any], str, str]], base: str
-) -> list[tuple[dict[str, Any], str, str]]:
+def _branch_items(items: list[tuple[TreeNode, str, str]], base: str) -> list[tuple[TreeNode, str, str]]:
     """Connector prefixes for the children of a branch point, reversed for the work stack."""
     out = []
     for index, (node, _, _) in enumerate(items):
@@ -170,7 +161,7 @@ def _branch_items(
     return list(reversed(out))
 
 
-def visible_leaf_row(rows: list[TreeRow], tree: dict[str, Any]) -> int:
+def visible_leaf_row(rows: list[TreeRow]) -> int:
     """Index of the leaf's row, or of its nearest shown ancestor (the leaf may be filtered out)."""
     for index, row in enumerate(rows):
         if row.is_leaf:

@@ -19,16 +19,12 @@ from textual.widgets.option_list import Option
 
 from atomic.core.project_offer import ProjectOffer
 from atomic.core.trust import ProjectTrust
+from atomic.tui.formatting import tilde
 from atomic.tui.screens._picker import PANEL_CSS
 
 TrustChoice = Literal["trust", "once", "deny", "forget"]
 # Most items shown per kind: a monorepo may hold hundreds of skills; the count says the rest.
 ITEMS_PER_KIND = 4
-
-
-def tilde(path: Path) -> str:
-    home = Path.home()
-    return f"~/{path.relative_to(home)}" if path.is_relative_to(home) else str(path)
 
 
 def short_path(path: Path, cwd: Path) -> str:

@@ -1,0 +1,70 @@
+"""What the app's helpers see of it: `AppHost`, the base class of `AtomicApp`.
+
+The helpers (slash commands, input flow, events bridge, extension UI, approvals, trust flow) are typed
+against this class, never against atomic.tui.app, which imports them: so no TUI module imports the app
+back, and mypy still checks every attribute they use. The attributes are assigned by `AtomicApp`
+(in `__init__`, `compose` and `start_session`); the methods are implemented there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from textual.app import App
+
+from atomic.core.engine.options import SessionOptions  # a plain dataclass: cheap to import
+from atomic.tui.completion import CompletionPopup
+from atomic.tui.conversation import Conversation
+from atomic.tui.editor import PromptEditor
+from atomic.tui.footer import ExtensionWidgets, QueuePanel, StatusFooter, WorkingIndicator
+from atomic.tui.keybindings import KeyTable
+from atomic.tui.renderer import ConversationRenderer
+
+if TYPE_CHECKING:
+    from atomic.core.contract import Engine
+
+
+class AppHost(App[int]):
+    # The engine session; None until it has started.
+    session: Engine
+    options: SessionOptions
+    keys: KeyTable
+    clock: Callable[[], float]
+    session_ready: bool
+    git_branch: str | None
+    # None until the terminal reports focus changes (not every terminal does).
+    terminal_focused: bool | None
+
+    # Widgets, created in compose.
+    conversation: Conversation
+    renderer: ConversationRenderer
+    editor: PromptEditor
+    completion: CompletionPopup
+    working: WorkingIndicator
+    queue_panel: QueuePanel
+    extension_widgets: ExtensionWidgets
+    footer: StatusFooter
+
+    def apply_settings(self) -> None:
+        """Apply the look and queue modes the settings ask for."""
+        raise NotImplementedError
+
+    def after_state_change(self) -> None:
+        """Refresh everything that shows engine state (after a command, a screen or an event)."""
+        raise NotImplementedError
+
+    def refresh_model(self) -> None:
+        """Refresh the model and thinking level in the footer and the editor."""
+        raise NotImplementedError
+
+    def load_prompt_history(self) -> None:
+        """Up recalls the prompts of the session just opened."""
+        raise NotImplementedError
+
+    def show_error(self, text: str) -> None:
+        raise NotImplementedError
+
+    def restore_to_editor(self, texts: list[str]) -> None:
+        """Put texts back into the editor in front of what is typed."""
+        raise NotImplementedError
