@@ -48,6 +48,13 @@ def scripted_model(script_path: str | None = None) -> Model:
     )
 
 
+def _needs_api_key(model: Model) -> bool:
+    """The API table says which apis run without a key (the offline scripted one)."""
+    from atomic.core.providers.registry import needs_api_key
+
+    return needs_api_key(model.api)
+
+
 class ModelSelection:
     def __init__(
         self,
@@ -115,17 +122,17 @@ class ModelSelection:
         return self.registry.find(provider, model_id)
 
     def api_key_for(self, model: Model) -> str | None:
-        if model.api == "scripted":
+        if not _needs_api_key(model):
             return None
         return self.registry.api_key_for(model.provider)
 
     def headers_for(self, model: Model) -> dict[str, str]:
-        if model.api == "scripted":
+        if not _needs_api_key(model):
             return {}
         return self.registry.headers_for(model)
 
     def has_auth(self, model: Model) -> bool:
-        return model.api == "scripted" or any(m.key == model.key for m in self.available_models())
+        return not _needs_api_key(model) or any(m.key == model.key for m in self.available_models())
 
     # -------------------------------------------------------------- the saved default
 
@@ -140,7 +147,7 @@ class ModelSelection:
         model = self.find_model(provider, model_id)
         if model is None:
             return "configured-model-unsupported", f"{provider} has no model {model_id}"
-        if model.api not in known_apis() and model.api != "scripted":
+        if model.api not in known_apis():
             return "configured-model-unsupported", f"its API {model.api} is not supported"
         if not self.has_auth(model):
             return "configured-model-unavailable", f"no API key for {provider}"
@@ -272,7 +279,7 @@ class ModelSelection:
         return model
 
     def _persist_model(self) -> None:
-        if self.model is None or self.model.api == "scripted":
+        if self.model is None or not _needs_api_key(self.model):
             return
         self._settings.update(
             {

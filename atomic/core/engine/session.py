@@ -392,9 +392,10 @@ class AgentSession:
         """Start loading the current model's provider SDK in the background (frontends call this once
         their first answer is out, so start-up itself stays as light as before)."""
         model = self.model
-        if model is not None and model.api != "scripted":
+        if model is not None:
             from atomic.core.providers.registry import start_provider_warmup
 
+            # A no-op for apis with nothing heavy to load (the scripted one).
             start_provider_warmup(model.api)
 
     async def build_request(self, messages: list[Any]) -> StreamRequest:
