@@ -136,10 +136,10 @@ class AtomicAcpAgent:
             # Each server that fails to start is named in one stderr line (stdout is the protocol's).
             engine.mcp.set_notice_sink(_log)
         if self.client_fs is not None and (self.client_fs.read_text_file or self.client_fs.write_text_file):
-            engine.editor_files = ClientFiles(
+            engine.set_editor_files(ClientFiles(
                 self.conn, engine.store.session_id, folder.resolve(),
                 can_read=bool(self.client_fs.read_text_file), can_write=bool(self.client_fs.write_text_file),
-            )
+            ))
         bridge = SessionBridge(self.conn, engine, engine.store.session_id)
         self.sessions[bridge.session_id] = bridge
         return bridge
