@@ -8,9 +8,12 @@ import json
 import sys
 import types
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from atomic import __version__
+
+if TYPE_CHECKING:
+    from atomic.core.contract import Engine
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -213,39 +216,36 @@ def _run_async(coro: Any) -> int:
         return 130
 
 
-async def _open(options: Any) -> Any:
-    from atomic.core.engine.factory import StartupError, create_session
+async def _open(options: Any) -> Engine | None:
+    from atomic.core.contract import StartupError, open_engine
 
     try:
-        return await create_session(options)
+        return await open_engine(options)
     except StartupError as exc:
         print(f"Error: {exc}", file=sys.stderr)
         return None
 
 
-def _notices_to_stderr(session: Any) -> None:
+def _notices_to_stderr(engine: Engine) -> None:
     """Non-interactive modes: MCP start failures and what an undecided project left out, one line each on stderr."""
-    from atomic.core.engine.project_trust import untrusted_notice
-
-    notice = untrusted_notice(session)
+    notice = engine.untrusted_notice()
     if notice is not None:
         print(f"atomic: {notice}", file=sys.stderr, flush=True)
-    if session.mcp is not None:
-        session.mcp.set_notice_sink(lambda line: print(f"atomic: {line}", file=sys.stderr, flush=True))
+    engine.set_mcp_notice_sink(lambda line: print(f"atomic: {line}", file=sys.stderr, flush=True))
 
 
 async def _rpc(options: Any) -> int:
-    session = await _open(options)
-    if session is None:
+    engine = await _open(options)
+    if engine is None:
         return 1
-    _notices_to_stderr(session)
+    _notices_to_stderr(engine)
     from atomic.rpc.server import run_rpc
 
-    return await run_rpc(session)
+    return await run_rpc(engine)
 
 
 async def _print_mode(options: Any, messages: list[str], *, json_mode: bool) -> int:
-    from atomic.core.engine.session import PromptRejected
+    from atomic.core.contract import PromptRejected
     from atomic.core.messages import AssistantMessage
 
     piped = "" if sys.stdin.isatty() else sys.stdin.read()
@@ -254,22 +254,22 @@ async def _print_mode(options: Any, messages: list[str], *, json_mode: bool) -> 
     if not messages:
         print("Error: no prompt given. Usage: atomic -p \"your question\"", file=sys.stderr)
         return 1
-    session = await _open(options)
-    if session is None:
+    engine = await _open(options)
+    if engine is None:
         return 1
-    _notices_to_stderr(session)
+    _notices_to_stderr(engine)
     if json_mode:
-        print(json.dumps(session.store.header), flush=True)
-        session.subscribe(lambda event: print(json.dumps(event.to_wire(), ensure_ascii=False), flush=True))
+        print(json.dumps(engine.session_header()), flush=True)
+        engine.subscribe(lambda event: print(json.dumps(event.to_wire(), ensure_ascii=False), flush=True))
     for text in messages:
         try:
-            await session.prompt(text, source="print")
+            await engine.prompt(text, source="print")
         except PromptRejected as exc:
             print(f"Error: {exc}", file=sys.stderr)
             return 1
-        await session.wait_idle()
-    last = next((m for m in reversed(session.messages()) if isinstance(m, AssistantMessage)), None)
-    await session.shutdown()
+        await engine.wait_idle()
+    last = next((m for m in reversed(engine.messages()) if isinstance(m, AssistantMessage)), None)
+    await engine.shutdown()
     if last is None:
         return 1
     if last.stop_reason in ("error", "aborted"):

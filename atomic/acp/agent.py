@@ -39,8 +39,18 @@ from atomic.acp.config import apply_option, apply_thinking_level, config_options
 from atomic.acp.prompt_blocks import flatten_prompt
 from atomic.acp.replay import replay
 from atomic.acp.session_bridge import SessionBridge
-from atomic.core.engine.options import SessionOptions
-from atomic.core.engine.session import AgentSession, PromptRejected
+from atomic.core.contract import (
+    Engine,
+    PromptRejected,
+    SessionOptions,
+    StartupError,
+    find_session_file,
+    has_usable_model,
+    list_session_summaries,
+    open_engine,
+    parse_acp_servers,
+    session_folder,
+)
 
 ACP_PROTOCOL_VERSION = 1
 
@@ -89,12 +99,7 @@ class AtomicAcpAgent:
     def _has_usable_model(self) -> bool:
         if self.template.provider == "scripted" or self.template.scripted is not None:
             return True
-        from atomic.core.auth import AuthStorage
-        from atomic.core.models.registry import ModelRegistry
-        from atomic.core.paths import agent_dir
-
-        directory = self.template.agent_dir or agent_dir()
-        return bool(ModelRegistry(directory, AuthStorage(directory), None).available_models())
+        return has_usable_model(self.template.agent_dir)
 
     async def authenticate(self, method_id: str, **_kwargs: Any) -> AuthenticateResponse:
         return AuthenticateResponse()
@@ -104,9 +109,6 @@ class AtomicAcpAgent:
     async def _open(
         self, cwd: str, *, session_file: Path | None = None, mcp_servers: list[Any] | None = None
     ) -> SessionBridge:
-        from atomic.core.engine.factory import StartupError, create_session
-        from atomic.core.mcp.config import parse_acp_servers
-
         folder = Path(cwd)
         if not folder.is_absolute() or not folder.is_dir():
             raise RequestError.invalid_params({"details": f"cwd must be an existing absolute folder: {cwd}"})
@@ -122,25 +124,22 @@ class AtomicAcpAgent:
             mcp_servers=[*self.template.mcp_servers, *servers],
         )
         try:
-            engine = await create_session(options)
+            engine = await open_engine(options)
         except StartupError as exc:
             raise RequestError.internal_error({"details": str(exc)}) from exc
-        from atomic.core.engine.project_trust import untrusted_notice
-
         for warning in engine.startup_warnings:
             _log(warning)
-        notice = untrusted_notice(engine)
+        notice = engine.untrusted_notice()
         if notice is not None:
             _log(notice)
-        if engine.mcp is not None:
-            # Each server that fails to start is named in one stderr line (stdout is the protocol's).
-            engine.mcp.set_notice_sink(_log)
+        # Each MCP server that fails to start is named in one stderr line (stdout is the protocol's).
+        engine.set_mcp_notice_sink(_log)
         if self.client_fs is not None and (self.client_fs.read_text_file or self.client_fs.write_text_file):
             engine.set_editor_files(ClientFiles(
-                self.conn, engine.store.session_id, folder.resolve(),
+                self.conn, engine.session_id, folder.resolve(),
                 can_read=bool(self.client_fs.read_text_file), can_write=bool(self.client_fs.write_text_file),
             ))
-        bridge = SessionBridge(self.conn, engine, engine.store.session_id)
+        bridge = SessionBridge(self.conn, engine, engine.session_id)
         self.sessions[bridge.session_id] = bridge
         return bridge
 
@@ -151,10 +150,7 @@ class AtomicAcpAgent:
         return bridge
 
     def _find_file(self, cwd: str, session_id: str) -> Path:
-        from atomic.core.paths import default_session_dir
-        from atomic.core.session.listing import find_session
-
-        path = find_session(session_id, default_session_dir(Path(cwd), self.template.session_dir))
+        path = find_session_file(session_id, session_folder(Path(cwd), self.template.session_dir))
         if path is None:
             raise RequestError.invalid_params({"details": f"No stored session {session_id}"})
         return path
@@ -188,12 +184,8 @@ class AtomicAcpAgent:
 
     async def list_sessions(self, cwd: str | None = None, cursor: str | None = None,
                             **_kwargs: Any) -> ListSessionsResponse:
-        from atomic.core.paths import default_session_dir
-        from atomic.core.session.listing import list_all_sessions, list_sessions
-
         found = await asyncio.to_thread(
-            lambda: list_sessions(default_session_dir(Path(cwd), self.template.session_dir)) if cwd
-            else list_all_sessions()
+            list_session_summaries, session_folder(Path(cwd), self.template.session_dir) if cwd else None
         )
         return ListSessionsResponse(sessions=[
             SessionInfo(
@@ -255,7 +247,7 @@ class AtomicAcpAgent:
             return PromptResponse(stop_reason=reason)
 
     async def _builtin_command(self, bridge: SessionBridge, text: str) -> bool:
-        engine: AgentSession = bridge.engine
+        engine: Engine = bridge.engine
         word, _, rest = text.strip().partition(" ")
         if word == "/compact":
             try:

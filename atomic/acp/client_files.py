@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from atomic.core.tools.base import ToolError
+from atomic.core.contract import ToolError
 
 
 class ClientFiles:

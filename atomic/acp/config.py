@@ -7,8 +7,7 @@ from typing import Any
 from acp import RequestError
 from acp.schema import SessionConfigOptionSelect, SessionConfigSelectOption, SessionMode, SessionModeState
 
-from atomic.core.engine.session import AgentSession
-from atomic.core.permissions import PERMISSION_MODES
+from atomic.core.contract import PERMISSION_MODES, Engine
 
 MODEL_OPTION = "model"
 THOUGHT_OPTION = "thought_level"
@@ -21,7 +20,7 @@ def _model_value(provider: str, model_id: str) -> str:
     return f"{provider}/{model_id}"
 
 
-def config_options(engine: AgentSession) -> list[Any]:
+def config_options(engine: Engine) -> list[Any]:
     models = engine.available_models()
     current = engine.model
     model_values = [SessionConfigSelectOption(value=_model_value(m.provider, m.id), name=m.name or m.id,
@@ -42,13 +41,13 @@ def config_options(engine: AgentSession) -> list[Any]:
         ),
         SessionConfigOptionSelect(
             id=MODE_OPTION, name="Approvals", category="mode", type="select",
-            current_value=engine.permissions.mode,
+            current_value=engine.permission_mode,
             options=[SessionConfigSelectOption(value=mode, name=_MODE_NAMES[mode]) for mode in PERMISSION_MODES],
         ),
     ]
 
 
-def thinking_modes(engine: AgentSession) -> SessionModeState:
+def thinking_modes(engine: Engine) -> SessionModeState:
     """The thinking levels again as legacy modes, for clients that read only `modes` (Toad)."""
     return SessionModeState(
         current_mode_id=engine.thinking_level,
@@ -56,7 +55,7 @@ def thinking_modes(engine: AgentSession) -> SessionModeState:
     )
 
 
-def apply_option(engine: AgentSession, config_id: str, value: object) -> None:
+def apply_option(engine: Engine, config_id: str, value: object) -> None:
     if not isinstance(value, str):
         raise RequestError.invalid_params({"details": f"{config_id} takes a string value"})
     if config_id == MODEL_OPTION:
@@ -78,7 +77,7 @@ def apply_option(engine: AgentSession, config_id: str, value: object) -> None:
         raise RequestError.invalid_params({"details": f"Unknown config option {config_id!r}"})
 
 
-def apply_thinking_level(engine: AgentSession, level: str) -> None:
+def apply_thinking_level(engine: Engine, level: str) -> None:
     if level not in engine.supported_levels():
         raise RequestError.invalid_params(
             {"details": f"Thinking level {level!r} is not supported by this model: {engine.supported_levels()}"}

@@ -34,7 +34,7 @@ def _user_updates(message: UserMessage) -> list[Any]:
 
 
 def replay(bridge: SessionBridge) -> None:
-    messages = bridge.engine.context_messages()
+    messages = bridge.engine.messages()
     results = {m.tool_call_id: m for m in messages if isinstance(m, ToolResultMessage)}
     for message in messages:
         if isinstance(message, UserMessage):

@@ -13,7 +13,7 @@ import logging
 import sys
 from typing import Any, cast
 
-from atomic.core.engine.options import SessionOptions
+from atomic.core.contract import SessionOptions
 
 # Prompts carry images: lines may be large.
 LINE_LIMIT = 64 * 1024 * 1024

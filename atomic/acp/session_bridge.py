@@ -35,9 +35,8 @@ from atomic.acp.tool_view import (
     tool_title,
 )
 from atomic.core import events as ev
-from atomic.core.engine.session import AgentSession
+from atomic.core.contract import ApprovalRequest, Decision, Engine, needs_approval
 from atomic.core.messages import AssistantMessage
-from atomic.core.permissions import ApprovalRequest, Decision, needs_approval
 
 # Built-in slash commands an editor can offer; the rest come from templates, skills and extensions.
 BUILTIN_COMMANDS: tuple[tuple[str, str], ...] = (
@@ -63,7 +62,7 @@ _DECISIONS: dict[str, Decision] = {
 
 
 class SessionBridge:
-    def __init__(self, conn: Any, engine: AgentSession, session_id: str) -> None:
+    def __init__(self, conn: Any, engine: Engine, session_id: str) -> None:
         self.conn = conn
         self.engine = engine
         self.session_id = session_id
@@ -74,7 +73,7 @@ class SessionBridge:
         self.cancelled = False
         self.prompt_lock = asyncio.Lock()
         self._unsubscribe = engine.subscribe(self._on_event)
-        engine.permissions.approver = self._approve
+        engine.set_approver(self._approve)
 
     # ------------------------------------------------------------------ sending
 
@@ -96,7 +95,7 @@ class SessionBridge:
 
     async def close(self) -> None:
         self._unsubscribe()
-        self.engine.permissions.approver = None
+        self.engine.set_approver(None)
         await self.flush()
         self._sender.cancel()
         with contextlib.suppress(asyncio.CancelledError):
@@ -108,25 +107,19 @@ class SessionBridge:
         self.send(ConfigOptionUpdate(session_update="config_option_update", config_options=config_options(self.engine)))
 
     def send_commands(self) -> None:
-        items: list[dict[str, Any]] = []
-        if self.engine.extensions is not None:
-            items.extend(self.engine.extensions.command_items())
-        if self.engine.resources is not None:
-            items.extend(self.engine.resources.commands())
         commands = [AvailableCommand(name=name, description=text) for name, text in BUILTIN_COMMANDS]
-        commands += [AvailableCommand(name=str(i["name"]), description=str(i.get("description") or i["name"]))
-                     for i in items]
+        commands += [AvailableCommand(name=c.name, description=c.description or c.name) for c in self.engine.commands()]
         self.send(AvailableCommandsUpdate(session_update="available_commands_update", available_commands=commands))
 
     def send_usage(self) -> None:
         usage = self.engine.context_usage()
         if usage is None:
             return
-        cost = self.engine.session_stats()["cost"]
+        cost = self.engine.session_stats().cost
         self.send(UsageUpdate(
             session_update="usage_update",
-            used=int(usage.get("tokens") or 0),
-            size=int(usage.get("contextWindow") or 0),
+            used=int(usage.tokens or 0),
+            size=int(usage.context_window or 0),
             cost=Cost(amount=float(cost), currency="USD"),
         ))
 
@@ -173,7 +166,7 @@ class SessionBridge:
             locations=tool_locations(self.cwd, event.tool_name, args),
             raw_input=args,
         ))
-        if not needs_approval(self.engine.permissions.mode, event.tool_name):
+        if not needs_approval(self.engine.permission_mode, event.tool_name):
             self.send(helpers.update_tool_call(event.tool_call_id, status="in_progress"))
 
     def _on_tool_end(self, event: ev.ToolExecutionEnd) -> None:
@@ -219,7 +212,7 @@ class SessionBridge:
         """ACP's stop reason for the finished run, and the error message when it failed instead."""
         if self.cancelled:
             return "cancelled", None
-        last = next((m for m in reversed(self.engine.context_messages()) if isinstance(m, AssistantMessage)), None)
+        last = next((m for m in reversed(self.engine.messages()) if isinstance(m, AssistantMessage)), None)
         if last is None:
             return "end_turn", None
         if last.stop_reason == "aborted":

@@ -8,7 +8,7 @@ from typing import Any
 from acp import helpers
 from acp.schema import ToolCallLocation
 
-from atomic.core.tools.base import FileChange
+from atomic.core.contract import FileChange
 
 # ACP's tool kinds for Atomic's built-in tools; MCP and extension tools are "other".
 TOOL_KINDS: dict[str, str] = {

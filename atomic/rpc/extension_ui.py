@@ -7,8 +7,7 @@ leaves any pending dialog open, so the client can send a corrected answer.
 
 from __future__ import annotations
 
-from atomic.core.engine.session import AgentSession
-from atomic.core.extensions.ui import UiAnswer, UiAnswerError, check_answer
+from atomic.core.contract import Engine, UiAnswer, UiAnswerError, check_answer
 from atomic.rpc.protocol import ExtensionUiResponse
 
 
@@ -16,23 +15,23 @@ def answer_of(response: ExtensionUiResponse) -> UiAnswer:
     return UiAnswer(value=response.value, confirmed=response.confirmed, cancelled=response.cancelled)
 
 
-def resolve_ui_response(session: AgentSession, response: ExtensionUiResponse) -> bool:
+def resolve_ui_response(engine: Engine, response: ExtensionUiResponse) -> bool:
     """True when `response` answered a pending request (no response line follows); False when the
     `extension_ui_response` command handler must answer it with an error."""
     if not isinstance(response.id, str):
         return False
     try:
-        session.extension_ui.resolve(response.id, answer_of(response))
+        engine.resolve_extension_ui(response.id, answer_of(response))
     except UiAnswerError:
         return False
     return True
 
 
-def ui_response_error(session: AgentSession, response: ExtensionUiResponse) -> str:
+def ui_response_error(engine: Engine, response: ExtensionUiResponse) -> str:
     """Why `response` answers nothing (for the error response). Has no effect on pending dialogs."""
     if response.id is None:
         return "extension_ui_response needs the id of the extension_ui_request it answers"
-    request = session.extension_ui.pending(response.id) if isinstance(response.id, str) else None
+    request = engine.pending_extension_ui(response.id) if isinstance(response.id, str) else None
     if request is None:
         return f"No pending extension UI request with id {response.id!r}"
     try:

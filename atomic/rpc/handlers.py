@@ -1,19 +1,41 @@
-"""One function per RPC command: translate a typed command into engine calls and response data.
+"""One function per RPC command: a typed command -> `Engine` calls -> the response data.
 
-No agent logic lives here; every behaviour is the engine's (atomic.core.engine.AgentSession).
+Each handler declares its command with `@handles(p.SomeCommand)`; the handler table and the command
+model table are both built from those declarations, so neither can drift from the other
+(tests/rpc/test_command_declarations.py). No agent logic lives here, and records become the
+protocol's camelCase JSON only through atomic/rpc/wire.py.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar
 
-from atomic.core.engine.session import AgentSession
+from atomic.core.contract import Engine
 from atomic.rpc import protocol as p
-from atomic.rpc.wire_json import entries_json, messages_json, tree_json
+from atomic.rpc import wire
 
-Handler = Callable[[AgentSession, Any, "HandlerContext"], Awaitable[Any]]
+C = TypeVar("C", bound=p.Command)
+Handler = Callable[[Engine, Any, "HandlerContext"], Awaitable[Any]]
+
+# Filled by @handles, in declaration order (which is the order docs/rpc.md lists the commands in).
+HANDLERS: dict[str, Handler] = {}
+MODEL_BY_TYPE: dict[str, type[p.Command]] = {}
+
+
+def handles(model: type[C]) -> Callable[[Callable[[Engine, C, HandlerContext], Awaitable[Any]]], Handler]:
+    """Declare the handler of `model`'s command (each command exactly once)."""
+    kind = p.command_type(model)
+
+    def register(handler: Callable[[Engine, C, HandlerContext], Awaitable[Any]]) -> Handler:
+        if kind in HANDLERS:
+            raise ValueError(f"RPC command {kind} is declared twice")
+        HANDLERS[kind] = handler
+        MODEL_BY_TYPE[kind] = model
+        return handler
+
+    return register
 
 
 class HandlerContext:
@@ -30,108 +52,124 @@ class NoData:
 NO_DATA = NoData()
 
 
-async def prompt(s: AgentSession, c: p.Prompt, _x: HandlerContext) -> Any:
-    await s.prompt(c.message, c.images, c.streaming_behavior, source="rpc")
+@handles(p.Prompt)
+async def prompt(e: Engine, c: p.Prompt, _x: HandlerContext) -> Any:
+    await e.prompt(c.message, c.images, c.streaming_behavior, source="rpc")
     return NO_DATA
 
 
-async def steer(s: AgentSession, c: p.Steer, _x: HandlerContext) -> Any:
-    await s.steer(c.message, c.images)
+@handles(p.Steer)
+async def steer(e: Engine, c: p.Steer, _x: HandlerContext) -> Any:
+    await e.steer(c.message, c.images)
     return NO_DATA
 
 
-async def follow_up(s: AgentSession, c: p.FollowUp, _x: HandlerContext) -> Any:
-    await s.follow_up(c.message, c.images)
+@handles(p.FollowUp)
+async def follow_up(e: Engine, c: p.FollowUp, _x: HandlerContext) -> Any:
+    await e.follow_up(c.message, c.images)
     return NO_DATA
 
 
-async def abort(s: AgentSession, _c: p.Abort, _x: HandlerContext) -> Any:
-    await s.abort()
+@handles(p.Abort)
+async def abort(e: Engine, _c: p.Abort, _x: HandlerContext) -> Any:
+    await e.abort()
     return NO_DATA
 
 
-async def clear_queue(s: AgentSession, _c: p.ClearQueue, _x: HandlerContext) -> Any:
-    return s.clear_queue()
+@handles(p.ClearQueue)
+async def clear_queue(e: Engine, _c: p.ClearQueue, _x: HandlerContext) -> Any:
+    return wire.queue_json(e.clear_queue())
 
 
-async def new_session(s: AgentSession, c: p.NewSession, _x: HandlerContext) -> Any:
-    return {"cancelled": not await s.new_session(c.parent_session)}
+@handles(p.NewSession)
+async def new_session(e: Engine, c: p.NewSession, _x: HandlerContext) -> Any:
+    return {"cancelled": not await e.new_session(c.parent_session)}
 
 
-async def get_state(s: AgentSession, _c: p.GetState, _x: HandlerContext) -> Any:
-    from atomic.rpc.mcp_wire import project_trust_wire
-
-    state = s.get_state()
-    trust = project_trust_wire(s, skipped=True)
-    if trust is not None:
-        state["projectTrust"] = trust  # an Atomic extension (docs/rpc.md)
-    return state
+@handles(p.GetState)
+async def get_state(e: Engine, _c: p.GetState, _x: HandlerContext) -> Any:
+    return wire.state_json(e.state(), e.trust_status(with_skipped=True))
 
 
-async def get_messages(s: AgentSession, _c: p.GetMessages, _x: HandlerContext) -> Any:
+@handles(p.GetMessages)
+async def get_messages(e: Engine, _c: p.GetMessages, _x: HandlerContext) -> Any:
     # Stored messages go out as stored: no model validation, no dump per message.
-    return messages_json(s.context_items)
+    return wire.messages_json(e.stored_messages())
 
 
-async def set_model(s: AgentSession, c: p.SetModel, _x: HandlerContext) -> Any:
-    return s.set_model(c.provider, c.model_id, persist=c.persist).to_wire()
+@handles(p.SetModel)
+async def set_model(e: Engine, c: p.SetModel, _x: HandlerContext) -> Any:
+    return e.set_model(c.provider, c.model_id, persist=c.persist).to_wire()
 
 
-async def cycle_model(s: AgentSession, c: p.CycleModel, _x: HandlerContext) -> Any:
-    return s.cycle_model(persist=c.persist)
+@handles(p.CycleModel)
+async def cycle_model(e: Engine, c: p.CycleModel, _x: HandlerContext) -> Any:
+    return wire.model_cycle_json(e.cycle_model(persist=c.persist))
 
 
-async def get_available_models(s: AgentSession, _c: p.GetAvailableModels, _x: HandlerContext) -> Any:
-    return {"models": [m.to_wire() for m in s.available_models()]}
+@handles(p.GetAvailableModels)
+async def get_available_models(e: Engine, _c: p.GetAvailableModels, _x: HandlerContext) -> Any:
+    return {"models": [m.to_wire() for m in e.available_models()]}
 
 
-async def logout_provider(s: AgentSession, c: p.LogoutProvider, _x: HandlerContext) -> Any:
-    return s.logout_provider(c.provider)
+@handles(p.LogoutProvider)
+async def logout_provider(e: Engine, c: p.LogoutProvider, _x: HandlerContext) -> Any:
+    return wire.logout_json(e.logout_provider(c.provider))
 
 
-async def set_thinking_level(s: AgentSession, c: p.SetThinkingLevel, _x: HandlerContext) -> Any:
-    return s.set_thinking_level(c.level, persist=c.persist)
+@handles(p.SetThinkingLevel)
+async def set_thinking_level(e: Engine, c: p.SetThinkingLevel, _x: HandlerContext) -> Any:
+    return wire.thinking_level_json(e.set_thinking_level(c.level, persist=c.persist))
 
 
-async def cycle_thinking_level(s: AgentSession, _c: p.CycleThinkingLevel, _x: HandlerContext) -> Any:
-    level = s.cycle_thinking_level()
+@handles(p.CycleThinkingLevel)
+async def cycle_thinking_level(e: Engine, _c: p.CycleThinkingLevel, _x: HandlerContext) -> Any:
+    level = e.cycle_thinking_level()
     return None if level is None else {"level": level}
 
 
-async def get_available_thinking_levels(s: AgentSession, _c: Any, _x: HandlerContext) -> Any:
-    return {"levels": s.supported_levels()}
+@handles(p.GetAvailableThinkingLevels)
+async def get_available_thinking_levels(e: Engine, _c: p.GetAvailableThinkingLevels, _x: HandlerContext) -> Any:
+    return {"levels": e.supported_levels()}
 
 
-async def set_steering_mode(s: AgentSession, c: p.SetSteeringMode, _x: HandlerContext) -> Any:
-    s.set_steering_mode(c.mode)
+@handles(p.SetSteeringMode)
+async def set_steering_mode(e: Engine, c: p.SetSteeringMode, _x: HandlerContext) -> Any:
+    e.set_steering_mode(c.mode)
     return NO_DATA
 
 
-async def set_follow_up_mode(s: AgentSession, c: p.SetFollowUpMode, _x: HandlerContext) -> Any:
-    s.set_follow_up_mode(c.mode)
+@handles(p.SetFollowUpMode)
+async def set_follow_up_mode(e: Engine, c: p.SetFollowUpMode, _x: HandlerContext) -> Any:
+    e.set_follow_up_mode(c.mode)
     return NO_DATA
 
 
-async def compact(s: AgentSession, _c: p.Compact, _x: HandlerContext) -> Any:
-    return await s.compact()
+@handles(p.Compact)
+async def compact(e: Engine, _c: p.Compact, _x: HandlerContext) -> Any:
+    return (await e.compact()).result
 
 
-async def set_auto_compaction(s: AgentSession, c: p.SetAutoCompaction, _x: HandlerContext) -> Any:
-    s.set_auto_compaction(c.enabled)
+@handles(p.SetAutoCompaction)
+async def set_auto_compaction(e: Engine, c: p.SetAutoCompaction, _x: HandlerContext) -> Any:
+    e.set_auto_compaction(c.enabled)
     return NO_DATA
 
 
-async def set_auto_retry(s: AgentSession, c: p.SetAutoRetry, _x: HandlerContext) -> Any:
-    s.set_auto_retry(c.enabled)
+@handles(p.SetAutoRetry)
+async def set_auto_retry(e: Engine, c: p.SetAutoRetry, _x: HandlerContext) -> Any:
+    e.set_auto_retry(c.enabled)
     return NO_DATA
 
 
-async def abort_retry(s: AgentSession, _c: p.AbortRetry, _x: HandlerContext) -> Any:
-    s.abort_retry()
+@handles(p.AbortRetry)
+async def abort_retry(e: Engine, _c: p.AbortRetry, _x: HandlerContext) -> Any:
+    e.abort_retry()
     return NO_DATA
 
 
-async def bash(s: AgentSession, c: p.Bash, x: HandlerContext) -> Any:
+@handles(p.Bash)
+async def bash(e: Engine, c: p.Bash, x: HandlerContext) -> Any:
     request_id = None if c.id is None else str(c.id)
 
     def on_chunk(channel: str, text: str) -> None:
@@ -142,165 +180,131 @@ async def bash(s: AgentSession, c: p.Bash, x: HandlerContext) -> Any:
         event["delta"] = text
         x.write_event(event)
 
-    message = await s.run_bash(c.command, request_id=request_id, on_chunk=on_chunk)
-    data: dict[str, Any] = {
-        "output": message.output,
-        "exitCode": message.exit_code,
-        "cancelled": message.cancelled,
-        "truncated": message.truncated,
-    }
-    if message.truncated:
-        data["fullOutputPath"] = message.full_output_path
-    return data
+    return wire.bash_json(await e.run_bash(c.command, request_id=request_id, on_chunk=on_chunk))
 
 
-async def abort_bash(s: AgentSession, c: p.AbortBash, _x: HandlerContext) -> Any:
-    s.abort_bash(None if c.request_id is None else str(c.request_id))
+@handles(p.AbortBash)
+async def abort_bash(e: Engine, c: p.AbortBash, _x: HandlerContext) -> Any:
+    e.abort_bash(None if c.request_id is None else str(c.request_id))
     # Give the cancelled requests a moment to settle so their responses precede this one.
     await asyncio.sleep(0)
     return NO_DATA
 
 
-async def get_session_stats(s: AgentSession, _c: p.GetSessionStats, _x: HandlerContext) -> Any:
-    return s.session_stats()
+@handles(p.GetSessionStats)
+async def get_session_stats(e: Engine, _c: p.GetSessionStats, _x: HandlerContext) -> Any:
+    return wire.stats_json(e.session_stats())
 
 
-async def export_html(s: AgentSession, c: p.ExportHtml, _x: HandlerContext) -> Any:
+@handles(p.ExportHtml)
+async def export_html(e: Engine, c: p.ExportHtml, _x: HandlerContext) -> Any:
     # Rendering a long session takes a while: keep the loop (and abort/get_state) responsive.
-    path = await asyncio.to_thread(s.export_html, c.output_path)
+    path = await asyncio.to_thread(e.export_html, c.output_path)
     return {"path": path}
 
 
-async def switch_session(s: AgentSession, c: p.SwitchSession, _x: HandlerContext) -> Any:
-    return {"cancelled": not await s.switch_session(c.session_path)}
+@handles(p.SwitchSession)
+async def switch_session(e: Engine, c: p.SwitchSession, _x: HandlerContext) -> Any:
+    return {"cancelled": not await e.switch_session(c.session_path)}
 
 
-async def fork(s: AgentSession, c: p.Fork, _x: HandlerContext) -> Any:
-    text, cancelled = await s.fork(c.entry_id)
-    return {"text": text, "cancelled": cancelled}
+@handles(p.Fork)
+async def fork(e: Engine, c: p.Fork, _x: HandlerContext) -> Any:
+    result = await e.fork(c.entry_id)
+    return {"text": result.text, "cancelled": result.cancelled}
 
 
-async def clone(s: AgentSession, _c: p.Clone, _x: HandlerContext) -> Any:
-    return {"cancelled": not await s.clone()}
+@handles(p.Clone)
+async def clone(e: Engine, _c: p.Clone, _x: HandlerContext) -> Any:
+    return {"cancelled": not await e.clone()}
 
 
-async def get_fork_messages(s: AgentSession, _c: p.GetForkMessages, _x: HandlerContext) -> Any:
-    return {"messages": s.get_fork_messages()}
+@handles(p.GetForkMessages)
+async def get_fork_messages(e: Engine, _c: p.GetForkMessages, _x: HandlerContext) -> Any:
+    return wire.fork_messages_json(e.fork_messages())
 
 
-async def get_entries(s: AgentSession, c: p.GetEntries, _x: HandlerContext) -> Any:
+@handles(p.GetEntries)
+async def get_entries(e: Engine, c: p.GetEntries, _x: HandlerContext) -> Any:
     # The stored lines are the wire form already: spliced, not parsed and dumped again.
     try:
-        return entries_json(s.store, c.since)
+        lines, leaf_id = e.stored_entries(c.since)
     except KeyError as exc:
         raise ValueError(f"Unknown entry id for since: {c.since}") from exc
+    return wire.entries_json(lines, leaf_id)
 
 
-async def get_tree(s: AgentSession, _c: p.GetTree, _x: HandlerContext) -> Any:
-    return tree_json(s.store)
+@handles(p.GetTree)
+async def get_tree(e: Engine, _c: p.GetTree, _x: HandlerContext) -> Any:
+    return wire.tree_json(e.stored_tree())
 
 
-async def get_last_assistant_text(s: AgentSession, _c: Any, _x: HandlerContext) -> Any:
-    return {"text": s.last_assistant_text()}
+@handles(p.GetLastAssistantText)
+async def get_last_assistant_text(e: Engine, _c: p.GetLastAssistantText, _x: HandlerContext) -> Any:
+    return {"text": e.last_assistant_text()}
 
 
-async def set_session_name(s: AgentSession, c: p.SetSessionName, _x: HandlerContext) -> Any:
-    s.set_session_name(c.name)
+@handles(p.SetSessionName)
+async def set_session_name(e: Engine, c: p.SetSessionName, _x: HandlerContext) -> Any:
+    e.set_session_name(c.name)
     return NO_DATA
 
 
-async def get_commands(s: AgentSession, _c: p.GetCommands, _x: HandlerContext) -> Any:
-    commands: list[dict[str, Any]] = []
-    if s.extensions is not None:
-        commands.extend(s.extensions.command_items())
-    if s.resources is not None:
-        commands.extend(s.resources.commands())
-    return {"commands": commands}
+@handles(p.GetCommands)
+async def get_commands(e: Engine, _c: p.GetCommands, _x: HandlerContext) -> Any:
+    return {"commands": [wire.command_json(c) for c in e.commands()]}
 
 
-async def extension_ui_response(s: AgentSession, c: p.ExtensionUiResponse, _x: HandlerContext) -> Any:
+@handles(p.ExtensionUiResponse)
+async def extension_ui_response(e: Engine, c: p.ExtensionUiResponse, _x: HandlerContext) -> Any:
     # Reached only when the reader's resolve_ui_response did not accept it as an answer.
     from atomic.rpc.extension_ui import ui_response_error
 
-    raise ValueError(ui_response_error(s, c))
+    raise ValueError(ui_response_error(e, c))
 
 
-async def import_session(s: AgentSession, c: p.ImportSession, _x: HandlerContext) -> Any:
-    return {"cancelled": not await s.import_session(c.input_path)}
+# Beyond the protocol document, as the TypeScript Atomic offers them.
 
 
-async def set_label(s: AgentSession, c: p.SetLabel, _x: HandlerContext) -> Any:
-    s.set_label(c.entry_id, c.label)
+@handles(p.ImportSession)
+async def import_session(e: Engine, c: p.ImportSession, _x: HandlerContext) -> Any:
+    return {"cancelled": not await e.import_session(c.input_path)}
+
+
+@handles(p.SetLabel)
+async def set_label(e: Engine, c: p.SetLabel, _x: HandlerContext) -> Any:
+    e.set_label(c.entry_id, c.label)
     return NO_DATA
 
 
-async def navigate_tree(s: AgentSession, c: p.NavigateTree, _x: HandlerContext) -> Any:
-    text = await s.navigate_to(c.target_id)
+@handles(p.NavigateTree)
+async def navigate_tree(e: Engine, c: p.NavigateTree, _x: HandlerContext) -> Any:
+    text = await e.navigate_to(c.target_id)
     data: dict[str, Any] = {"cancelled": False}
     if text is not None:
         data["editorText"] = text
     return data
 
 
-async def abort_compaction(s: AgentSession, _c: p.AbortCompaction, _x: HandlerContext) -> Any:
-    s.cancel_compaction()
-    await s.wait_compaction_idle()
+@handles(p.AbortCompaction)
+async def abort_compaction(e: Engine, _c: p.AbortCompaction, _x: HandlerContext) -> Any:
+    await e.abort_compaction()
     return NO_DATA
 
 
-async def get_mcp_servers(s: AgentSession, _c: p.GetMcpServers, _x: HandlerContext) -> Any:
-    from atomic.rpc.mcp_wire import mcp_servers_wire
-
-    return mcp_servers_wire(s)
+# Atomic's own additions.
 
 
-async def set_permission_mode(s: AgentSession, c: p.SetPermissionMode, _x: HandlerContext) -> Any:
-    s.set_permission_mode(c.mode, persist=c.persist)
+@handles(p.SetPermissionMode)
+async def set_permission_mode(e: Engine, c: p.SetPermissionMode, _x: HandlerContext) -> Any:
+    e.set_permission_mode(c.mode, persist=c.persist)
     return NO_DATA
 
 
-HANDLERS: dict[str, Handler] = {
-    "prompt": prompt,
-    "steer": steer,
-    "follow_up": follow_up,
-    "abort": abort,
-    "clear_queue": clear_queue,
-    "new_session": new_session,
-    "get_state": get_state,
-    "get_messages": get_messages,
-    "set_model": set_model,
-    "cycle_model": cycle_model,
-    "get_available_models": get_available_models,
-    "logout_provider": logout_provider,
-    "set_thinking_level": set_thinking_level,
-    "cycle_thinking_level": cycle_thinking_level,
-    "get_available_thinking_levels": get_available_thinking_levels,
-    "set_steering_mode": set_steering_mode,
-    "set_follow_up_mode": set_follow_up_mode,
-    "compact": compact,
-    "set_auto_compaction": set_auto_compaction,
-    "set_auto_retry": set_auto_retry,
-    "abort_retry": abort_retry,
-    "bash": bash,
-    "abort_bash": abort_bash,
-    "get_session_stats": get_session_stats,
-    "export_html": export_html,
-    "switch_session": switch_session,
-    "fork": fork,
-    "clone": clone,
-    "get_fork_messages": get_fork_messages,
-    "get_entries": get_entries,
-    "get_tree": get_tree,
-    "get_last_assistant_text": get_last_assistant_text,
-    "set_session_name": set_session_name,
-    "get_commands": get_commands,
-    "extension_ui_response": extension_ui_response,
-    # Beyond the protocol document, as the TypeScript Atomic offers them.
-    "import_session": import_session,
-    "set_label": set_label,
-    "navigate_tree": navigate_tree,
-    "abort_compaction": abort_compaction,
-    # Atomic's own additions.
-    "set_permission_mode": set_permission_mode,
-    "get_mcp_servers": get_mcp_servers,
-}
+@handles(p.GetMcpServers)
+async def get_mcp_servers(e: Engine, _c: p.GetMcpServers, _x: HandlerContext) -> Any:
+    return wire.mcp_servers_json(e.mcp_servers(), e.trust_status())
+
+
+COMMAND_MODELS: tuple[type[p.Command], ...] = tuple(MODEL_BY_TYPE.values())
+COMMAND_TYPES: frozenset[str] = frozenset(MODEL_BY_TYPE)

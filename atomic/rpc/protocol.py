@@ -8,7 +8,8 @@ so `true` can never come back as `1` and `2.50` never as `2.5`.
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from collections.abc import Mapping
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -247,31 +248,9 @@ class ExtensionUiResponse(Command):
     cancelled: Any = None
 
 
-COMMAND_MODELS: tuple[type[Command], ...] = (
-    Prompt, Steer, FollowUp, Abort, ClearQueue, NewSession, GetState, GetMessages, SetModel, CycleModel,
-    GetAvailableModels, LogoutProvider, SetThinkingLevel, CycleThinkingLevel, GetAvailableThinkingLevels,
-    SetSteeringMode, SetFollowUpMode, Compact, SetAutoCompaction, SetAutoRetry, AbortRetry, Bash, AbortBash,
-    GetSessionStats, ExportHtml, SwitchSession, Fork, Clone, GetForkMessages, GetEntries, GetTree,
-    GetLastAssistantText, SetSessionName, GetCommands, ExtensionUiResponse,
-    # Beyond the protocol document, as the TypeScript Atomic offers them.
-    ImportSession, SetLabel, NavigateTree, AbortCompaction,
-    # Atomic's own additions.
-    SetPermissionMode,
-    GetMcpServers,
-)  # fmt: skip
-
-
-COMMAND_TYPES: frozenset[str] = frozenset(
-    m.model_fields["type"].annotation.__args__[0]  # type: ignore[union-attr]
-    for m in COMMAND_MODELS
-)
-
-# Each command validates with its own model (looked up by `type`), whose validator is built the first
-# time that command arrives: a validator for the whole union cost ~50 ms of every start-up.
-_MODEL_BY_TYPE: dict[str, type[Command]] = {
-    m.model_fields["type"].annotation.__args__[0]: m  # type: ignore[union-attr]
-    for m in COMMAND_MODELS
-}
+def command_type(model: type[Command]) -> str:
+    """The `type` a command model accepts (its Literal's one value)."""
+    return str(get_args(model.model_fields["type"].annotation)[0])
 
 
 class CommandError(Exception):
@@ -307,21 +286,25 @@ def _valid_id(value: Any) -> bool:
     return isinstance(value, (str, int, float)) and not isinstance(value, bool)
 
 
-def parse_command(data: Any) -> Command:
+def parse_command(data: Any, models: Mapping[str, type[Command]]) -> Command:
+    """Validate one command object with the model of its `type` (`models`: the declared commands)."""
     if not isinstance(data, dict):
         raise CommandError("parse", "Failed to parse command: a command must be a JSON object")
     kind = data.get("type")
     request_id = data.get("id", NO_ID)
     if request_id is not NO_ID and not _valid_id(request_id):
-        command = kind if isinstance(kind, str) else "parse"
-        raise CommandError(command, "Invalid id: must be a string or a number", request_id)
+        name = kind if isinstance(kind, str) else "parse"
+        raise CommandError(name, "Invalid id: must be a string or a number", request_id)
     if not isinstance(kind, str):
         raise CommandError("parse", "Failed to parse command: missing \"type\"", request_id)
-    if kind not in COMMAND_TYPES:
+    model = models.get(kind)
+    if model is None:
         raise CommandError(kind, f"Unknown command: {kind}", request_id)
     fields = {key: value for key, value in data.items() if key != "id"}
     try:
-        command: Command = _MODEL_BY_TYPE[kind].model_validate(fields)
+        # Each model's validator is built the first time its command arrives: one for the whole
+        # union cost ~50 ms of every start-up.
+        command: Command = model.model_validate(fields)
     except ValidationError as exc:
         raise CommandError(kind, _describe(exc), request_id) from exc
     if request_id is not NO_ID:
@@ -329,6 +312,6 @@ def parse_command(data: Any) -> Command:
     return command
 
 
-def parse_line(text: str) -> Command:
+def parse_line(text: str, models: Mapping[str, type[Command]]) -> Command:
     """One input line to a command; ValueError/RecursionError for non-JSON, CommandError otherwise."""
-    return parse_command(load_line(text))
+    return parse_command(load_line(text), models)

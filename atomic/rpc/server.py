@@ -17,10 +17,10 @@ import sys
 from typing import Any, BinaryIO
 
 from atomic.core.atomic_io import encode_json_text
-from atomic.core.engine.session import AgentSession
+from atomic.core.contract import Engine
 from atomic.core.events import Event, MessageUpdate
 from atomic.rpc.extension_ui import resolve_ui_response
-from atomic.rpc.handlers import HANDLERS, NO_DATA, HandlerContext
+from atomic.rpc.handlers import HANDLERS, MODEL_BY_TYPE, NO_DATA, HandlerContext
 from atomic.rpc.protocol import NO_ID, CommandError, ExtensionUiResponse, JsonNumber, parse_line
 from atomic.rpc.update_lines import MessageUpdateLines
 from atomic.rpc.wire_json import dumps
@@ -79,16 +79,16 @@ class JsonLineWriter:
 
 
 class RpcServer:
-    def __init__(self, session: AgentSession, stdout: BinaryIO) -> None:
-        self.session = session
+    def __init__(self, engine: Engine, stdout: BinaryIO) -> None:
+        self.engine = engine
         self.out = JsonLineWriter(stdout)
         self.tasks: set[asyncio.Task[Any]] = set()
         self.context = HandlerContext(self.out.write)
         self._warm_up_pending = True
         self._updates = MessageUpdateLines()
-        session.subscribe(self._on_event)
+        engine.subscribe(self._on_event)
         # This client answers extension dialogs; statuses etc. set before now are sent first.
-        session.extension_ui.attach(self._on_event)
+        engine.attach_extension_ui(self._on_event)
 
     def _on_event(self, event: Event) -> None:
         if type(event) is MessageUpdate:  # one per streamed delta: the fast path
@@ -103,7 +103,7 @@ class RpcServer:
             # load the provider SDK in the background: start-up and idle memory stay as they were.
             self._warm_up_pending = False
             loop = asyncio.get_running_loop()
-            loop.call_soon(loop.call_soon, self.session.warm_up_provider)
+            loop.call_soon(loop.call_soon, self.engine.warm_up_provider)
         head: dict[str, Any] = {}
         if request_id is not NO_ID:
             head["id"] = request_id
@@ -130,14 +130,14 @@ class RpcServer:
 
         Such a line is itself an answer and gets no response; any other one is handled as a command.
         """
-        return resolve_ui_response(self.session, response)
+        return resolve_ui_response(self.engine, response)
 
     def handle_line(self, raw: bytes) -> None:
         text = raw.decode("utf-8", errors="replace")
         if not text.strip(BLANK):
             return
         try:
-            command = parse_line(text)
+            command = parse_line(text, MODEL_BY_TYPE)
         except CommandError as exc:
             coro = self._reject(exc.command, exc.request_id, exc.message)
         except (ValueError, RecursionError) as exc:
@@ -160,8 +160,11 @@ class RpcServer:
     async def _run(self, command: Any) -> None:
         request_id = NO_ID if command.id is None else command.id
         try:
-            handler = HANDLERS[command.type]
-            data = await handler(self.session, command, self.context)
+            # Looked up here so a command without a handler is answered with an error, never dropped.
+            handler = HANDLERS.get(command.type)
+            if handler is None:
+                raise ValueError(f"No handler for command: {command.type}")
+            data = await handler(self.engine, command, self.context)
         except asyncio.CancelledError:
             self.respond(command.type, request_id, error="Cancelled: the RPC server is shutting down")
             raise
@@ -200,7 +203,7 @@ class RpcServer:
     async def shutdown(self) -> None:
         # Let commands that are already answerable finish, then stop the rest.
         await asyncio.sleep(0)
-        await self.session.shutdown()
+        await self.engine.shutdown()
         pending = [t for t in self.tasks if not t.done()]
         for task in pending:
             task.cancel()
@@ -209,9 +212,9 @@ class RpcServer:
         self.out.flush()
 
 
-async def run_rpc(session: AgentSession) -> int:
-    for warning in session.startup_warnings:
+async def run_rpc(engine: Engine) -> int:
+    for warning in engine.startup_warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    server = RpcServer(session, sys.stdout.buffer)
+    server = RpcServer(engine, sys.stdout.buffer)
     await server.serve(sys.stdin.fileno())
     return 0

@@ -9,11 +9,7 @@ prebuilt tree) so big responses are spliced together instead of parsed and dumpe
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from atomic.core.session.context import ContextItem
-    from atomic.core.session.store import SessionStore
+from typing import Any
 
 
 class RawJson(str):
@@ -75,52 +71,3 @@ def dumps(obj: Any) -> str:
         return _compact(obj)
     except RecursionError:
         return dumps_iterative(obj)
-
-
-def entries_json(store: SessionStore, since: str | None) -> RawJson:
-    """`get_entries` data from the stored lines: no parsing, no re-encoding, O(entries returned)."""
-    lines = store.raw_since(since)
-    return RawJson(f'{{"entries":[{",".join(lines)}],"leafId":{dumps(store.leaf_id)}}}')
-
-
-def tree_json(store: SessionStore) -> RawJson:
-    """`get_tree` data, `{"tree":[{"entry","children","label"?,"labelTimestamp"?}],"leafId"}`.
-
-    Built from the flat children index with an explicit stack, so a branch of any depth works,
-    and each entry is its stored line, spliced in as is.
-    """
-    kids = store.children()
-    labels = store.labels()
-    by_id = store.by_id
-    out: list[str] = ['{"tree":[']
-    # Work items: an entry id to open (with the separator before it), or text to emit.
-    stack: list[tuple[str, str]] = [("emit", "]")]
-    roots = kids.get(None, [])
-    for index in range(len(roots) - 1, -1, -1):
-        stack.append(("open", roots[index]))
-        if index:
-            stack.append(("emit", ","))
-    while stack:
-        kind, value = stack.pop()
-        if kind == "emit":
-            out.append(value)
-            continue
-        out.append(f'{{"entry":{by_id[value].raw},"children":[')
-        close = "]"
-        if value in labels:
-            label, stamp = labels[value]
-            close += f',"label":{dumps(label)},"labelTimestamp":{dumps(stamp)}'
-        stack.append(("emit", close + "}"))
-        children = kids.get(value, [])
-        for index in range(len(children) - 1, -1, -1):
-            stack.append(("open", children[index]))
-            if index:
-                stack.append(("emit", ","))
-    out.append(f',"leafId":{dumps(store.leaf_id)}}}')
-    return RawJson("".join(out))
-
-
-def messages_json(items: list[ContextItem]) -> RawJson:
-    """`get_messages` data: each stored message's own text from the file when known, else its dict."""
-    parts = [item.stored_json or dumps(item.wire) for item in items]
-    return RawJson(f'{{"messages":[{",".join(parts)}]}}')

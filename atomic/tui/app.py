@@ -83,7 +83,7 @@ class AtomicApp(AppHost):
         self.cursor_blink_enabled = cursor_blink
         # None until start_session creates it (the helpers only run once it exists).
         self.session = cast("Engine", session)
-        self.slash = SlashCommands(self)
+        self.slash: SlashCommands = SlashCommands(self)
         self.input_flow = InputFlow(self, self.slash)
         self.files = FileIndex(options.cwd)
         self.git_branch: str | None = None

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.screen import Screen
@@ -295,7 +295,7 @@ class SlashCommands:
         assert session is not None
 
         async def compact() -> None:
-            from atomic.core.engine.compaction_runner import CompactionFailed
+            from atomic.core.contract import CompactionFailed
 
             try:
                 await session.compact()
@@ -392,5 +392,6 @@ class SlashCommandProvider(Provider):
             yield DiscoveryHit(f"/{command.name}", self._runner(command.name), help=command.description)
 
     def _runner(self, name: str) -> Callable[[], object]:
-        app: Any = self.app
+        app = self.app
+        assert isinstance(app, AppHost)  # the palette is only offered by AtomicApp
         return lambda: app.run_worker(app.slash.run(f"/{name}"))

@@ -9,7 +9,7 @@ back, and mypy still checks every attribute they use. The attributes are assigne
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from textual.app import App
 
@@ -25,11 +25,18 @@ if TYPE_CHECKING:
     from atomic.core.contract import Engine
 
 
+class SlashRunner(Protocol):
+    """The slash commands as the command palette runs them (atomic.tui.commands.SlashCommands)."""
+
+    async def run(self, text: str) -> bool: ...
+
+
 class AppHost(App[int]):
     # The engine session; None until it has started.
     session: Engine
     options: SessionOptions
     keys: KeyTable
+    slash: SlashRunner
     clock: Callable[[], float]
     session_ready: bool
     git_branch: str | None

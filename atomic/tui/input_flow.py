@@ -73,7 +73,7 @@ class InputFlow:
         app, session = self.app, self.app.session
         if session is None or not text.strip():
             return
-        from atomic.core.engine.session import PromptRejected  # loaded with the engine, after first paint
+        from atomic.core.contract import PromptRejected  # loaded with the engine, after first paint
 
         app.completion.close()
         stripped = text.strip()

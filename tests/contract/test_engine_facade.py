@@ -152,6 +152,8 @@ async def test_trust_status_and_session_listing(engine_for: OpenEngine) -> None:
     status = engine.trust_status(with_skipped=True)
     assert status is not None and status.cwd == engine.cwd and status.trusted is False
     assert status.source == "undecided" and status.skipped == () and status.how_to_trust is not None
+    plain = engine.trust_status()
+    assert plain is not None and plain.skipped is None and plain.how_to_trust is None
     await engine.prompt("remember me")
     await engine.wait_idle()
     summaries = engine.list_sessions()

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from atomic.core.contract import Engine
 from atomic.core.engine.factory import create_session
 from atomic.core.engine.options import SessionOptions
 from atomic.core.messages import AssistantMessage, UserMessage
@@ -142,13 +143,13 @@ async def test_messages_are_validated_only_when_the_engine_needs_them(
         state = session.get_state()
         assert state["messageCount"] == 200
         assert session.model is not None and session.model.id == "scripted-model"
-        data = json.loads(await handlers.get_messages(session, None, None))  # type: ignore[arg-type]
+        data = json.loads(await handlers.get_messages(Engine(session, SessionOptions(cwd=tmp_path)), None, None))  # type: ignore[arg-type]
         assert [m["content"] for m in data["messages"][:2]] == ["question 0", [{"type": "text", "text": "answer 0"}]]
         assert calls["n"] == 0
         # Sent as stored: the exact text of each message in the file.
         stored = [json.dumps(json.loads(line)["message"], separators=(",", ":"))
                   for line in path.read_text(encoding="utf-8").splitlines()[2:]]
-        sent = await handlers.get_messages(session, None, None)  # type: ignore[arg-type]
+        sent = await handlers.get_messages(Engine(session, SessionOptions(cwd=tmp_path)), None, None)  # type: ignore[arg-type]
         assert sent == '{"messages":[' + ",".join(stored) + "]}"
         # The model needs them all: now each is validated, once.
         messages = session.messages()
@@ -174,7 +175,7 @@ async def test_get_messages_sends_what_the_models_would(tmp_path: Path) -> None:
     assert path is not None
     session = await create_session(SessionOptions(cwd=tmp_path, scripted=ScriptedProvider([]), session=str(path)))
     try:
-        data = json.loads(dumps(await handlers.get_messages(session, None, None)))  # type: ignore[arg-type]
+        data = json.loads(dumps(await handlers.get_messages(Engine(session, SessionOptions(cwd=tmp_path)), None, None)))  # type: ignore[arg-type]
         assert data["messages"] == [m.to_wire() for m in session.messages()]
         assert [m["role"] for m in data["messages"]] == ["user", "assistant", "toolResult", "assistant", "bashExecution"]
     finally:

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from atomic.core.contract import Engine
 from atomic.core.engine.factory import create_session
 from atomic.core.engine.options import SessionOptions
 from atomic.core.engine.session import AgentSession
@@ -20,17 +21,19 @@ from atomic.rpc.server import RpcServer
 
 
 class InProcessRpc:
-    def __init__(self, session: AgentSession, provider: ScriptedProvider | None = None) -> None:
+    def __init__(self, session: AgentSession, options: SessionOptions, provider: ScriptedProvider | None = None) -> None:
+        # Tests look inside the engine (`self.session`); the server sees only the contract.
         self.session = session
         self.provider = provider
         self.stdout = io.BytesIO()
-        self.server = RpcServer(session, self.stdout)
+        self.server = RpcServer(Engine(session, options), self.stdout)
 
     @classmethod
     async def start(cls, cwd: Path, responses: list[dict[str, Any]] | None = None, **options: Any) -> InProcessRpc:
         provider = ScriptedProvider(responses or [])
-        session = await create_session(SessionOptions(cwd=cwd, scripted=provider, **options))
-        return cls(session, provider)
+        session_options = SessionOptions(cwd=cwd, scripted=provider, **options)
+        session = await create_session(session_options)
+        return cls(session, session_options, provider)
 
     async def send(self, *lines: str | bytes) -> None:
         """Hand each line (without its newline) to the server, then wait until all are answered."""

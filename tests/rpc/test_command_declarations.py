@@ -6,8 +6,10 @@ from collections import Counter
 from pathlib import Path
 from typing import get_args
 
-from atomic.rpc.handlers import HANDLERS
-from atomic.rpc.protocol import COMMAND_MODELS, COMMAND_TYPES
+import pytest
+
+from atomic.rpc import protocol as p
+from atomic.rpc.handlers import COMMAND_MODELS, COMMAND_TYPES, HANDLERS, MODEL_BY_TYPE, handles
 
 # The commands of the RPC protocol document, written out here (tests never read the document).
 PROTOCOL_COMMANDS = frozenset({
@@ -37,6 +39,17 @@ def test_every_protocol_command_has_a_model_and_a_handler() -> None:
 
 def test_models_and_handlers_name_the_same_commands() -> None:
     assert set(HANDLERS) == COMMAND_TYPES
+
+
+def test_each_handler_is_declared_for_its_own_model() -> None:
+    assert all(p.command_type(model) == name for name, model in MODEL_BY_TYPE.items())
+    assert list(HANDLERS) == list(MODEL_BY_TYPE)
+
+
+def test_declaring_a_command_twice_fails() -> None:
+    with pytest.raises(ValueError, match="declared twice"):
+        handles(p.GetState)(HANDLERS["get_state"])
+    assert len(HANDLERS) == len(COMMAND_MODELS)
 
 
 def test_commands_beyond_the_protocol_are_documented() -> None:

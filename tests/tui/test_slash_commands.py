@@ -63,8 +63,10 @@ async def test_completion_and_palette_offer_the_table(tmp_path: Path) -> None:
         shown = [item.label for item in app.completion.items]
         assert shown[: len(COMMANDS)] == [f"/{c.name}" for c in COMMANDS][: len(shown)]
         provider = SlashCommandProvider(app.screen)
-        discovered = [str(hit.display) async for hit in provider.discover()]
-        assert discovered == [f"/{c.name}" for c in COMMANDS]
+        hits = [hit async for hit in provider.discover()]
+        assert [str(hit.display) for hit in hits] == [f"/{c.name}" for c in COMMANDS]
+        next(hit for hit in hits if str(hit.display) == "/session").command()  # picked in the palette
+        await wait_for(lambda: any("Session Info" in n.text for n in app.conversation.query(NoteMessage)), pilot)
         assert all(app.slash.handles(f"/{c.name} x") for c in COMMANDS)
         assert not app.slash.handles("/not-a-command")
 

@@ -2,6 +2,7 @@
 
 - `Engine` (engine.py): one open session; commands as typed methods, one docstring each.
 - `open_engine(options)`: opens one (the factory behind it stays private to the engine).
+- sessions.py: what a frontend asks before an engine is open (stored sessions, usable models).
 - records.py: frozen snake_case dataclasses for everything a frontend reads. Only atomic/rpc turns
   them into the protocol's camelCase JSON.
 - The typed events (atomic.core.events, atomic.core.extensions.events) and messages
@@ -10,23 +11,20 @@
 
 Also part of the contract, because they already are frozen or typed value objects a frontend reads:
 `Model` (model_types), `Settings` (settings; read it, change it through `Engine.save_settings`),
-`ProjectTrust` and `ProjectOffer` (trust, project_offer), `UiAnswer` (an answer to an extension
-dialog) and the permission vocabulary (`ApprovalRequest`, `Decision`, `PERMISSION_MODES`).
+`ProjectTrust` and `ProjectOffer` (trust, project_offer), `UiAnswer` and `check_answer` (an answer
+to an extension dialog and its check), the permission vocabulary (`ApprovalRequest`, `Decision`,
+`PERMISSION_MODES`, `needs_approval`), the editor-files vocabulary ACP implements (`EditorFiles`,
+`FileChange`, `ToolError`), `trust_change_message` and `parse_acp_servers` (ACP's MCP server list for
+`SessionOptions.mcp_servers`).
 
-Justified exceptions, imported from `atomic.core` by frontends directly: none yet besides the
-event and message modules above.
+Justified exceptions, imported from `atomic.core` by frontends directly (besides the event and
+message modules above): `atomic.core.atomic_io.encode_json_text`, the byte encoding RPC shares with
+the session file writer. tests/contract/test_frontends_use_the_contract.py keeps this list honest.
 """
 
 from __future__ import annotations
 
-from atomic.core.contract.engine import (
-    BashChunk,
-    Engine,
-    StreamingBehavior,
-    TrustChoice,
-    list_session_summaries,
-    open_engine,
-)
+from atomic.core.contract.engine import BashChunk, Engine, StreamingBehavior, TrustChoice, open_engine
 from atomic.core.contract.records import (
     AuthStatus,
     CommandInfo,
@@ -52,16 +50,31 @@ from atomic.core.contract.records import (
     TreeNode,
     TrustStatus,
 )
+from atomic.core.contract.sessions import (
+    find_session_file,
+    has_usable_model,
+    list_session_summaries,
+    session_folder,
+)
 from atomic.core.engine.compaction_runner import CompactionFailed
 from atomic.core.engine.factory import StartupError
 from atomic.core.engine.options import SessionOptions
 from atomic.core.engine.session import PromptRejected
-from atomic.core.extensions.ui import UiAnswer, UiAnswerError
+from atomic.core.extensions.ui import UiAnswer, UiAnswerError, check_answer
+from atomic.core.mcp.config import parse_acp_servers
 from atomic.core.model_types import Model
-from atomic.core.permissions import PERMISSION_MODES, ApprovalRequest, Approver, Decision, PermissionMode
+from atomic.core.permissions import (
+    PERMISSION_MODES,
+    ApprovalRequest,
+    Approver,
+    Decision,
+    PermissionMode,
+    needs_approval,
+)
 from atomic.core.project_offer import ProjectOffer
 from atomic.core.settings import Settings
-from atomic.core.trust import HOW_TO_TRUST, ProjectTrust
+from atomic.core.tools.base import EditorFiles, FileChange, ToolError
+from atomic.core.trust import HOW_TO_TRUST, ProjectTrust, trust_change_message
 
 __all__ = [
     "HOW_TO_TRUST",
@@ -75,7 +88,9 @@ __all__ = [
     "CompactionOutcome",
     "ContextUsage",
     "Decision",
+    "EditorFiles",
     "Engine",
+    "FileChange",
     "ForkMessage",
     "ForkResult",
     "LogoutResult",
@@ -102,11 +117,19 @@ __all__ = [
     "StreamingBehavior",
     "ThinkingLevelChange",
     "TokenTotals",
+    "ToolError",
     "TreeNode",
     "TrustChoice",
     "TrustStatus",
     "UiAnswer",
     "UiAnswerError",
+    "check_answer",
+    "find_session_file",
+    "has_usable_model",
     "list_session_summaries",
+    "needs_approval",
     "open_engine",
+    "parse_acp_servers",
+    "session_folder",
+    "trust_change_message",
 ]

@@ -41,7 +41,7 @@ from atomic.core.extensions.events import ExtensionUiRequest
 from atomic.core.extensions.ui import UiAnswer
 from atomic.core.messages import BashExecutionMessage, ImageContent
 from atomic.core.model_types import Model
-from atomic.core.permissions import Approver
+from atomic.core.permissions import Approver, PermissionMode
 from atomic.core.project_offer import ProjectOffer
 from atomic.core.settings import Settings
 from atomic.core.tools.base import EditorFiles
@@ -108,6 +108,10 @@ class Engine:
     def session_name(self) -> str | None:
         return self._s.store.name()
 
+    def session_header(self) -> dict[str, Any]:
+        """The session file's header entry, in the file's own JSON format (docs/sessions.md)."""
+        return dict(self._s.store.header)
+
     @property
     def startup_warnings(self) -> list[str]:
         """Problems found while opening (bad settings, unknown models ...), for the frontend to show."""
@@ -150,10 +154,14 @@ class Engine:
         """Queue a message delivered when the agent would stop (starts a run when idle)."""
         await self._s.follow_up(text, images)
 
-    async def abort(self) -> None:
+    async def abort(self, continue_queue: bool = True) -> None:
         """Cancel the run, its tools, a retry wait and compaction; returns once idle.
-        Messages still queued run next."""
-        await self._s.abort()
+
+        Args:
+            continue_queue: messages still queued run next; False when the caller is about to
+                replace or close the session (they stay queued).
+        """
+        await self._s.abort(continue_queue=continue_queue)
 
     def abort_retry(self) -> None:
         """Stop waiting for an automatic retry (the run ends with the error)."""
@@ -597,7 +605,7 @@ class Engine:
     # ------------------------------------------------------------------ permissions
 
     @property
-    def permission_mode(self) -> str:
+    def permission_mode(self) -> PermissionMode:
         """Who approves tool calls: "ask", "accept-edits" or "yolo"."""
         return self._s.permissions.mode
 
@@ -688,7 +696,7 @@ class Engine:
         trust = self._s.project_trust
         if trust is None:
             return None
-        skipped: tuple[SkippedResources, ...] = ()
+        skipped: tuple[SkippedResources, ...] | None = None
         if with_skipped:
             offer = self.skipped_project_resources()
             skipped = tuple(SkippedResources(kind, tuple(items)) for kind, items in offer.items())

@@ -225,8 +225,9 @@ class TrustStatus:
     decided_by: Path | None  # the folder whose saved decision applies
     undecided: bool  # `ask` with nothing saved: an interactive frontend may ask
     description: str  # one line for the user ("trusted (saved for ~/x)")
-    skipped: tuple[SkippedResources, ...]  # empty when trusted
-    how_to_trust: str | None  # how to trust the folder, only when it is not trusted
+    # What was not loaded (empty when trusted); None when not asked for (`trust_status(with_skipped=False)`).
+    skipped: tuple[SkippedResources, ...] | None
+    how_to_trust: str | None  # how to trust the folder, only with `skipped` and when not trusted
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,246 @@
+"""The contract's records as the RPC protocol's camelCase JSON: one function per record.
+
+This is the only place records become protocol dicts (docs/rpc.md shows each shape). Key order
+is part of the wire layout (tests/rpc/test_wire_layout.py), so each function builds its dict in
+the order the protocol documents.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from atomic.core.contract import (
+    AuthStatus,
+    CommandInfo,
+    ContextUsage,
+    ForkMessage,
+    LogoutResult,
+    McpServerStatus,
+    ModelCycle,
+    QueueSnapshot,
+    SessionState,
+    SessionStats,
+    StoredMessage,
+    StoredTree,
+    ThinkingLevelChange,
+    TrustStatus,
+)
+from atomic.core.messages import BashExecutionMessage
+from atomic.rpc.wire_json import RawJson, dumps
+
+
+def state_json(state: SessionState, trust: TrustStatus | None) -> dict[str, Any]:
+    """`get_state` data (`projectTrust` is an Atomic extension, docs/rpc.md)."""
+    data: dict[str, Any] = {
+        "model": state.model.to_wire() if state.model else None,
+        "thinkingLevel": state.thinking_level,
+        "isStreaming": state.is_streaming,
+        "isCompacting": state.is_compacting,
+        "steeringMode": state.steering_mode,
+        "followUpMode": state.follow_up_mode,
+        "sessionId": state.session_id,
+        "autoCompactionEnabled": state.auto_compaction_enabled,
+        "messageCount": state.message_count,
+        "pendingMessageCount": state.pending_message_count,
+        "permissionMode": state.permission_mode,
+    }
+    if state.session_file is not None:
+        data["sessionFile"] = str(state.session_file)
+    if state.session_name:
+        data["sessionName"] = state.session_name
+    if state.model_fallback is not None:
+        data["modelFallbackMessage"] = state.model_fallback.message
+        data["modelFallbackReason"] = state.model_fallback.reason
+    if trust is not None:
+        data["projectTrust"] = trust_json(trust)
+    return data
+
+
+def context_usage_json(usage: ContextUsage) -> dict[str, Any]:
+    return {"tokens": usage.tokens, "contextWindow": usage.context_window, "percent": usage.percent}
+
+
+def stats_json(stats: SessionStats) -> dict[str, Any]:
+    """`get_session_stats` data."""
+    tokens = stats.tokens
+    data: dict[str, Any] = {
+        "sessionId": stats.session_id,
+        "userMessages": stats.user_messages,
+        "assistantMessages": stats.assistant_messages,
+        "toolCalls": stats.tool_calls,
+        "toolResults": stats.tool_results,
+        "totalMessages": stats.total_messages,
+        "tokens": {
+            "input": tokens.input,
+            "output": tokens.output,
+            "cacheRead": tokens.cache_read,
+            "cacheWrite": tokens.cache_write,
+            "total": tokens.total,
+        },
+        "cost": stats.cost,
+    }
+    if stats.session_file is not None:
+        data["sessionFile"] = str(stats.session_file)
+    if stats.context_usage is not None:
+        data["contextUsage"] = context_usage_json(stats.context_usage)
+    return data
+
+
+def queue_json(queue: QueueSnapshot) -> dict[str, Any]:
+    """`clear_queue` data: what was removed."""
+    return {"steering": list(queue.steering), "followUp": list(queue.follow_up)}
+
+
+def model_cycle_json(cycle: ModelCycle | None) -> dict[str, Any] | None:
+    if cycle is None:
+        return None
+    return {"model": cycle.model.to_wire(), "thinkingLevel": cycle.thinking_level, "isScoped": cycle.is_scoped}
+
+
+def thinking_level_json(change: ThinkingLevelChange) -> dict[str, Any]:
+    data: dict[str, Any] = {"level": change.level}
+    if change.provider is not None:
+        data["provider"] = change.provider
+        data["modelId"] = change.model_id
+    return data
+
+
+def auth_status_json(status: AuthStatus) -> dict[str, Any]:
+    if not status.configured:
+        return {"configured": False}
+    data: dict[str, Any] = {"configured": True, "source": status.source}
+    if status.label:
+        data["label"] = status.label
+    return data
+
+
+def logout_json(result: LogoutResult) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "provider": result.provider,
+        "authStatus": auth_status_json(result.status),
+        "models": [m.to_wire() for m in result.models],
+    }
+    if result.scoped_models is not None:
+        data["scopedModels"] = [m.to_wire() for m in result.scoped_models]
+    return data
+
+
+def command_json(command: CommandInfo) -> dict[str, Any]:
+    """One `get_commands` entry. Extension commands omit an empty description and have no location."""
+    data: dict[str, Any] = {"name": command.name}
+    if command.source == "extension":
+        if command.description:
+            data["description"] = command.description
+        data["source"] = command.source
+        data["path"] = command.path
+        return data
+    data["description"] = command.description
+    data["source"] = command.source
+    data["location"] = command.location
+    data["path"] = command.path
+    return data
+
+
+def fork_messages_json(messages: list[ForkMessage]) -> dict[str, Any]:
+    return {"messages": [{"entryId": m.entry_id, "text": m.text} for m in messages]}
+
+
+def bash_json(message: BashExecutionMessage) -> dict[str, Any]:
+    """`bash` data: the result of a user's shell command."""
+    data: dict[str, Any] = {
+        "output": message.output,
+        "exitCode": message.exit_code,
+        "cancelled": message.cancelled,
+        "truncated": message.truncated,
+    }
+    if message.truncated:
+        data["fullOutputPath"] = message.full_output_path
+    return data
+
+
+def mcp_server_json(server: McpServerStatus) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "name": server.name,
+        "source": server.source,
+        "transport": server.transport,
+        "target": server.target,
+        "status": server.status,
+        "tools": list(server.tools),
+        "restarts": server.restarts,
+        "deferred": server.deferred,
+    }
+    if server.error:
+        data["error"] = server.error
+    if server.server_name:
+        data["serverName"] = server.server_name
+    if server.log_path:
+        data["logPath"] = server.log_path
+    return data
+
+
+def trust_json(trust: TrustStatus) -> dict[str, Any]:
+    """`projectTrust`: the decision, and (when the record carries it) what was not loaded."""
+    data: dict[str, Any] = {"trusted": trust.trusted, "source": trust.source, "cwd": str(trust.cwd)}
+    if trust.decided_by is not None:
+        data["decidedBy"] = str(trust.decided_by)
+    if trust.skipped is not None:
+        data["skipped"] = [{"kind": s.kind, "items": list(s.items)} for s in trust.skipped]
+        if trust.how_to_trust is not None:
+            data["howToTrust"] = trust.how_to_trust
+    return data
+
+
+def mcp_servers_json(servers: list[McpServerStatus], trust: TrustStatus | None) -> dict[str, Any]:
+    """`get_mcp_servers` data (an Atomic extension of the protocol)."""
+    data: dict[str, Any] = {"servers": [mcp_server_json(s) for s in servers]}
+    if trust is not None:
+        data["projectTrust"] = trust_json(trust)
+    return data
+
+
+def entries_json(lines: list[str], leaf_id: str | None) -> RawJson:
+    """`get_entries` data from the stored lines: no parsing, no re-encoding, O(entries returned)."""
+    return RawJson(f'{{"entries":[{",".join(lines)}],"leafId":{dumps(leaf_id)}}}')
+
+
+def tree_json(tree: StoredTree) -> RawJson:
+    """`get_tree` data, `{"tree":[{"entry","children","label"?,"labelTimestamp"?}],"leafId"}`.
+
+    Built from the flat children index with an explicit stack, so a branch of any depth works,
+    and each entry is its stored line, spliced in as is.
+    """
+    kids = tree.children
+    labels = tree.labels
+    lines = tree.lines
+    out: list[str] = ['{"tree":[']
+    # Work items: an entry id to open (with the separator before it), or text to emit.
+    stack: list[tuple[str, str]] = [("emit", "]")]
+    roots = kids.get(None, [])
+    for index in range(len(roots) - 1, -1, -1):
+        stack.append(("open", roots[index]))
+        if index:
+            stack.append(("emit", ","))
+    while stack:
+        kind, value = stack.pop()
+        if kind == "emit":
+            out.append(value)
+            continue
+        out.append(f'{{"entry":{lines[value]},"children":[')
+        close = "]"
+        if value in labels:
+            label, stamp = labels[value]
+            close += f',"label":{dumps(label)},"labelTimestamp":{dumps(stamp)}'
+        stack.append(("emit", close + "}"))
+        children = kids.get(value, [])
+        for index in range(len(children) - 1, -1, -1):
+            stack.append(("open", children[index]))
+            if index:
+                stack.append(("emit", ","))
+    out.append(f',"leafId":{dumps(tree.leaf_id)}}}')
+    return RawJson("".join(out))
+
+
+def messages_json(messages: list[StoredMessage]) -> RawJson:
+    """`get_messages` data: each stored message's own text from the file when known, else its dict."""
+    parts = [m.stored_json or dumps(m.wire) for m in messages]
+    return RawJson(f'{{"messages":[{",".join(parts)}]}}')
