@@ -159,7 +159,7 @@ class CompletionPopup(OptionList):
         self.can_focus = False
         self.items: list[CompletionItem] = []
         self.context: CompletionContext | None = None
-        # The editor text and cursor the items were computed for (see AtomicApp._popup_key).
+        # The editor text and cursor the items were computed for (see CompletionFlow.popup_key).
         self.source: tuple[str, tuple[int, int]] | None = None
 
     @property

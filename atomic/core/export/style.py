@@ -125,10 +125,11 @@ PAGE_SCRIPT = r"""
     json: ""
   };
   var CONSTANTS = " true false null None True False nil undefined ";
-  // Groups: 1 comment, 2 string, 3 number, 4 word.
+  // Groups: 1 comment, 2 string, 3 number, 4 word. An unclosed comment or docstring runs to the end
+  // (as in the languages), so no input makes a pattern rescan the rest of the block again and again.
   var PATTERNS = {
-    py: /(#[^\n]*)|("{3}[\s\S]*?"{3}|'{3}[\s\S]*?'{3}|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*')|(\b\d[\w.]*)|([A-Za-z_]\w*)/g,
-    c: /(\/\/[^\n]*|\/\*[\s\S]*?\*\/)|("(?:\\.|[^"\\\n])*"|`(?:\\.|[^`\\])*`)|(\b\d[\w.]*)|([A-Za-z_$]\w*)/g,
+    py: /(#[^\n]*)|("{3}[\s\S]*?(?:"{3}|$)|'{3}[\s\S]*?(?:'{3}|$)|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*')|(\b\d[\w.]*)|([A-Za-z_]\w*)/g,
+    c: /(\/\/[^\n]*|\/\*[\s\S]*?(?:\*\/|$))|("(?:\\.|[^"\\\n])*"|`(?:\\.|[^`\\])*`)|(\b\d[\w.]*)|([A-Za-z_$]\w*)/g,
     sh: /((?:^|[ \t])#[^\n]*)|("(?:\\.|[^"\\])*"|'[^'\n]*')|(\b\d+\b)|([A-Za-z_][\w-]*)/gm,
     json: /(\/\/[^\n]*)|("(?:\\.|[^"\\\n])*")|(-?\b\d[\d.eE+-]*)|([a-z]+)/g
   };
