@@ -16,8 +16,9 @@ from textual.widgets import TextArea
 from atomic.core.engine.options import SessionOptions  # a plain dataclass: cheap to import
 from atomic.tui.approvals import TuiApprover, next_mode
 from atomic.tui.clipboard import copy_text
-from atomic.tui.commands import COMMANDS, SlashCommandProvider, SlashCommands
-from atomic.tui.completion import MAX_ITEMS, CompletionItem, CompletionPopup, FileIndex, find_context, rank
+from atomic.tui.commands import SlashCommandProvider, SlashCommands
+from atomic.tui.completion import CompletionPopup, FileIndex
+from atomic.tui.completion_flow import CompletionFlow
 from atomic.tui.conversation import Conversation, StartupHeader
 from atomic.tui.editor import PromptEditor
 from atomic.tui.events_bridge import EventBridge
@@ -85,7 +86,7 @@ class AtomicApp(AppHost):
         self.session = cast("Engine", session)
         self.slash: SlashCommands = SlashCommands(self)
         self.input_flow = InputFlow(self, self.slash)
-        self.files = FileIndex(options.cwd)
+        self.completion_flow = CompletionFlow(self, FileIndex(options.cwd))
         self.git_branch: str | None = None
         self._last_ctrl_c = -10.0
         self.startup_error: str | None = None
@@ -122,7 +123,7 @@ class AtomicApp(AppHost):
         self.completion = CompletionPopup(id="completion")
         self.find_bar = FindBar(self.conversation, cursor_blink=self.cursor_blink_enabled, id="find-bar")
         self.editor = PromptEditor(self.keys, id="editor")
-        self.editor.popup_key_handler = self._popup_key
+        self.editor.popup_key_handler = self.completion_flow.popup_key
         self.footer = StatusFooter(id="footer")
         yield self.conversation
         yield self.working
@@ -257,9 +258,6 @@ class AtomicApp(AppHost):
             guide = session.no_model_guide().replace(str(self.agent_dir), tilde(self.agent_dir))
             self.renderer.note("Welcome to Atomic.\n\n" + guide, "guide")
 
-    def _extension_command_names(self) -> set[str]:
-        return {c.name for c in self.session.commands() if c.source == "extension"}
-
     def show_error(self, text: str) -> None:
         self.renderer.note(text, "error")
 
@@ -273,59 +271,7 @@ class AtomicApp(AppHost):
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         if event.text_area is self.editor:
-            self.update_completion()
-
-    def update_completion(self) -> None:
-        if self.session is None:
-            return
-        row, column = self.editor.cursor_location
-        self.completion.source = (self.editor.text, (row, column))
-        # Extension commands complete their arguments; only a first line starting with "/" can name one.
-        arg_commands = self._extension_command_names() if self.editor.text.startswith("/") else set()
-        context = find_context(self.editor.text, row, column, arg_commands)
-        if context is None:
-            self.completion.close()
-            return
-        if context.kind == "args":
-            try:
-                values = self.session.complete_command_argument(context.command, context.query)
-            except Exception:  # an extension's completer failing must not break typing
-                values = []
-            items = [CompletionItem(str(v), str(v)) for v in values[:MAX_ITEMS]]
-            self.completion.open_with(items, context)
-            return
-        if context.kind == "slash":
-            items = [CompletionItem(f"/{c.name} ", f"/{c.name}", c.description) for c in COMMANDS]
-            commands = self.session.commands()
-            # Templates and skills, then extension commands.
-            ordered = [c for c in commands if c.source != "extension"] + [c for c in commands if c.source == "extension"]
-            for command in ordered:
-                name = command.name
-                items.append(CompletionItem(f"/{name} ", f"/{name}", command.description or ""))
-            ranked = rank(items, "/" + context.query) if context.query else items[:MAX_ITEMS]
-            self.completion.open_with(ranked, context)
-        else:
-            self.completion.open_with(self.files.complete(context.query), context)
-
-    def _popup_key(self, key: str) -> bool:
-        if self.completion.is_open and self.completion.source != (self.editor.text, self.editor.cursor_location):
-            # Keys arrived faster than the editor's Changed events (a fast typist, a paste, a busy loop):
-            # the popup still shows an older prefix. Never apply it; recompute from the text as it is now.
-            self.update_completion()
-        if not self.completion.is_open:
-            return False
-        if key in ("up", "down"):
-            self.completion.move(-1 if key == "up" else 1)
-            return True
-        item, context = self.completion.selected(), self.completion.context
-        if item is None or context is None:
-            return False
-        if key == "enter" and context.kind == "slash" and item.value.strip() == self.editor.text.strip():
-            self.completion.close()
-            return False  # the command is already complete: Enter sends it
-        self.completion.close()
-        self.editor.replace(item.value if item.value.endswith(("/", " ")) else item.value + " ", context.start, context.end)
-        return True
+            self.completion_flow.update()
 
     # ------------------------------------------------------------------ input
 

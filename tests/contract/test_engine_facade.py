@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 
 from atomic.core.contract import (
+    ApprovalRequest,
+    Decision,
     Engine,
     ModelCycle,
     QueueSnapshot,
@@ -159,3 +161,51 @@ async def test_trust_status_and_session_listing(engine_for: OpenEngine) -> None:
     summaries = engine.list_sessions()
     assert [s.first_message for s in summaries] == ["remember me"]
     assert summaries[0].path == engine.session_file
+
+
+EXTENSION = """
+def activate(atomic):
+    async def hello(args, ctx):
+        ctx.notify(f"Hello, {args}!")
+
+    atomic.register_command("hello", hello, description="Say hello",
+                            complete=lambda prefix: [n for n in ("world", "there") if n.startswith(prefix)])
+"""
+
+
+async def test_extension_commands_and_their_completions(engine_for: OpenEngine, tmp_path: Path) -> None:
+    path = tmp_path / "ext" / "hello.py"
+    path.parent.mkdir()
+    path.write_text(EXTENSION, encoding="utf-8")
+    engine = await engine_for(extensions=[str(path)])
+    [command] = [c for c in engine.commands() if c.source == "extension"]
+    assert (command.name, command.description, command.path) == ("hello", "Say hello", str(path.resolve()))
+    assert engine.complete_command_argument("hello", "w") == ["world"]
+    assert engine.complete_command_argument("nope", "") == []
+    assert engine.loaded_extensions() == [str(path.resolve())]
+
+
+async def test_a_frontend_approver_replaces_the_dialog_and_is_removed_again(engine_for: OpenEngine) -> None:
+    engine = await engine_for([
+        {"toolCalls": [{"name": "write", "arguments": {"path": "a.txt", "content": "x"}}]},
+        {"text": "done"},
+        {"toolCalls": [{"name": "write", "arguments": {"path": "b.txt", "content": "y"}}]},
+        {"text": "done"},
+    ])
+    engine.set_permission_mode("ask")
+    asked: list[str] = []
+
+    async def refuse(request: ApprovalRequest) -> Decision:
+        asked.append(request.tool_name)
+        return "reject_once"
+
+    engine.set_approver(refuse)
+    await engine.prompt("write a")
+    await engine.wait_idle()
+    assert asked == ["write"] and not (engine.cwd / "a.txt").exists()
+    # Without a frontend approver the engine asks through the extension UI; with no UI attached
+    # nobody can answer, so the call is refused without reaching the old approver.
+    engine.set_approver(None)
+    await engine.prompt("write b")
+    await engine.wait_idle()
+    assert asked == ["write"] and not (engine.cwd / "b.txt").exists()

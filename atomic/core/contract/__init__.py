@@ -56,10 +56,11 @@ from atomic.core.contract.sessions import (
     list_session_summaries,
     session_folder,
 )
-from atomic.core.engine.compaction_controls import CompactionFailed
+from atomic.core.engine.compaction_runner import CompactionFailed
 from atomic.core.engine.factory import StartupError
 from atomic.core.engine.options import SessionOptions
 from atomic.core.engine.session import PromptRejected
+from atomic.core.extensions.events import ExtensionUiRequest
 from atomic.core.extensions.ui import UiAnswer, UiAnswerError, check_answer
 from atomic.core.mcp.config import parse_acp_servers
 from atomic.core.model_types import Model
@@ -90,6 +91,7 @@ __all__ = [
     "Decision",
     "EditorFiles",
     "Engine",
+    "ExtensionUiRequest",
     "FileChange",
     "ForkMessage",
     "ForkResult",

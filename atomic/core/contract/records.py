@@ -262,7 +262,9 @@ class StoredTree:
     leaf_id: str | None
 
 
-@dataclass(frozen=True)
+# slots: get_messages builds one per message (50,000 for a big session); a frozen dataclass with
+# slots is built in half the time of one with a __dict__.
+@dataclass(frozen=True, slots=True)
 class StoredMessage:
     """One message of the context with the JSON it was stored as (RPC `get_messages` splices it)."""
 
