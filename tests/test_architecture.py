@@ -205,13 +205,7 @@ def _any_typed_sessions(path: Path, rel: str) -> Iterator[str]:
                 yield f"{rel}: {name}"
 
 
-KNOWN_ANY_SESSIONS: set[str] = {
-    "atomic/rpc/handlers.py: get_session_stats() -> Any",
-    "atomic/rpc/handlers.py: import_session() -> Any",
-    "atomic/rpc/handlers.py: new_session() -> Any",
-    "atomic/rpc/handlers.py: set_session_name() -> Any",
-    "atomic/rpc/handlers.py: switch_session() -> Any",
-}
+KNOWN_ANY_SESSIONS: set[str] = set()
 
 
 def test_no_session_or_engine_is_typed_any_in_the_frontends() -> None:
