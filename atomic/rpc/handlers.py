@@ -82,7 +82,7 @@ async def clear_queue(e: Engine, _c: p.ClearQueue, _x: HandlerContext) -> Any:
 
 
 @handles(p.NewSession)
-async def new_session(e: Engine, c: p.NewSession, _x: HandlerContext) -> Any:
+async def new_session(e: Engine, c: p.NewSession, _x: HandlerContext) -> dict[str, bool]:
     return {"cancelled": not await e.new_session(c.parent_session)}
 
 
@@ -192,7 +192,7 @@ async def abort_bash(e: Engine, c: p.AbortBash, _x: HandlerContext) -> Any:
 
 
 @handles(p.GetSessionStats)
-async def get_session_stats(e: Engine, _c: p.GetSessionStats, _x: HandlerContext) -> Any:
+async def get_session_stats(e: Engine, _c: p.GetSessionStats, _x: HandlerContext) -> dict[str, Any]:
     return wire.stats_json(e.session_stats())
 
 
@@ -204,7 +204,7 @@ async def export_html(e: Engine, c: p.ExportHtml, _x: HandlerContext) -> Any:
 
 
 @handles(p.SwitchSession)
-async def switch_session(e: Engine, c: p.SwitchSession, _x: HandlerContext) -> Any:
+async def switch_session(e: Engine, c: p.SwitchSession, _x: HandlerContext) -> dict[str, bool]:
     return {"cancelled": not await e.switch_session(c.session_path)}
 
 
@@ -245,7 +245,7 @@ async def get_last_assistant_text(e: Engine, _c: p.GetLastAssistantText, _x: Han
 
 
 @handles(p.SetSessionName)
-async def set_session_name(e: Engine, c: p.SetSessionName, _x: HandlerContext) -> Any:
+async def set_session_name(e: Engine, c: p.SetSessionName, _x: HandlerContext) -> NoData:
     e.set_session_name(c.name)
     return NO_DATA
 
@@ -267,7 +267,7 @@ async def extension_ui_response(e: Engine, c: p.ExtensionUiResponse, _x: Handler
 
 
 @handles(p.ImportSession)
-async def import_session(e: Engine, c: p.ImportSession, _x: HandlerContext) -> Any:
+async def import_session(e: Engine, c: p.ImportSession, _x: HandlerContext) -> dict[str, bool]:
     return {"cancelled": not await e.import_session(c.input_path)}
 
 

@@ -6,10 +6,14 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual.content import Content
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
+
+if TYPE_CHECKING:
+    from pathspec import PathSpec  # loaded only when a folder has a .gitignore
 
 MAX_ITEMS = 10
 MAX_FILES = 20000
@@ -101,7 +105,7 @@ class FileIndex:
         return rank(items, query)
 
 
-def _gitignore_spec(folder: Path) -> object | None:
+def _gitignore_spec(folder: Path) -> PathSpec | None:
     path = folder / ".gitignore"
     if not path.is_file():
         return None
@@ -116,7 +120,7 @@ def _gitignore_spec(folder: Path) -> object | None:
 def list_project_files(root: Path) -> list[str]:
     """Files and folders under `root`, relative, skipping what any .gitignore on the way ignores."""
     out: list[str] = []
-    specs: list[tuple[Path, object]] = []
+    specs: list[tuple[Path, PathSpec]] = []
     for folder, dirnames, filenames in os.walk(root):
         here = Path(folder)
         spec = _gitignore_spec(here)
@@ -124,10 +128,10 @@ def list_project_files(root: Path) -> list[str]:
             specs.append((here, spec))
         active = [(base, s) for base, s in specs if here == base or base in here.parents]
 
-        def ignored(name: str, is_dir: bool, here: Path = here, active: list[tuple[Path, object]] = active) -> bool:
+        def ignored(name: str, is_dir: bool, here: Path = here, active: list[tuple[Path, PathSpec]] = active) -> bool:
             for base, s in active:
                 rel = (here / name).relative_to(base).as_posix() + ("/" if is_dir else "")
-                if s.match_file(rel):  # type: ignore[attr-defined]
+                if s.match_file(rel):
                     return True
             return False
 

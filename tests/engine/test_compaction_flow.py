@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from atomic.core.engine.compaction_controls import CompactionFailed
+from atomic.core.engine.compaction_runner import CompactionFailed
 from atomic.core.engine.factory import create_session
 from atomic.core.engine.options import SessionOptions
 from atomic.core.messages import CompactionSummaryMessage, UserMessage

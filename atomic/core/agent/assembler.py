@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 from atomic.core.events import AssistantMessageEvent, MessageUpdate
 from atomic.core.messages import (
@@ -21,6 +21,8 @@ from atomic.core.messages import (
     Usage,
 )
 from atomic.core.providers import base as pb
+
+BlockStart = Literal["text_start", "thinking_start", "toolcall_start"]
 
 
 def parse_tool_arguments(text: str) -> dict[str, Any]:
@@ -55,7 +57,7 @@ class MessageAssembler:
             MessageUpdate(usage=self.message.usage, assistant_message_event=event, end_turn=self.message.end_turn)
         )
 
-    def _start(self, key: str, block: Any, kind: str) -> int:
+    def _start(self, key: str, block: Any, kind: BlockStart) -> int:
         index = len(self.message.content)
         self.message.content.append(block)
         self._index[key] = index

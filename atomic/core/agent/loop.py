@@ -33,12 +33,6 @@ from atomic.core.providers.base import ProviderError
 # progress would otherwise loop forever).
 MAX_PAUSE_CONTINUATIONS = 20
 
-OVERFLOW_FAILED = (
-    "Context overflow recovery failed after one compact-and-retry attempt. "
-    "Try reducing context or switching to a larger-context model."
-)
-
-
 def user_message_from(item: QueuedMessage) -> UserMessage:
     if item.images:
         blocks: list[TextContent | ImageContent] = [TextContent(text=item.text), *item.images]
@@ -57,7 +51,6 @@ class AgentRun:
         self.host = host
         self.new_messages: list[Any] = []
         self.retry_wait: asyncio.Future[None] | None = None
-        self.retry_aborted = False
         self.aborted = False
         # The last streamed message was paused by the server (Anthropic `pause_turn`).
         self.paused = False
@@ -132,7 +125,6 @@ class AgentRun:
 
     def cancel_retry(self) -> bool:
         if self.retry_wait is not None and not self.retry_wait.done():
-            self.retry_aborted = True
             self.retry_wait.set_exception(RetryCancelled())
             return True
         return False
@@ -207,8 +199,8 @@ class AgentRun:
             more_tools = True
             while more_tools or pending:
                 host.emit(TurnStart())
-                for message in pending:
-                    self._add(message)
+                for queued in pending:
+                    self._add(queued)
                 pending = []
                 message = await self._turn_with_retries()
                 if message.stop_reason in ("error", "aborted"):

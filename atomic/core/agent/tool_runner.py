@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from atomic.core.events import ToolExecutionEnd, ToolExecutionStart, ToolExecutionUpdate
@@ -26,7 +25,7 @@ async def _prepare(host: LoopHost, call: ToolCall) -> tuple[dict[str, Any], str 
     args = dict(call.arguments)
     if "__invalid_json__" in args:
         return args, f"Invalid tool arguments (not valid JSON): {args['__invalid_json__'][:500]}"
-    payload = {"toolName": call.name, "toolCallId": call.id, "input": args}
+    payload: dict[str, Any] = {"toolName": call.name, "toolCallId": call.id, "input": args}
     for result in await host.hooks.emit("tool_call", payload):
         if isinstance(result, dict) and result.get("block"):
             return args, str(result.get("reason") or "Tool execution was blocked")
@@ -144,5 +143,3 @@ async def _execute(
     except Exception as exc:  # a crashing tool is reported to the model, never kills the agent
         return _error_output(f"Tool {call.name} failed: {type(exc).__name__}: {exc}"), True
 
-
-UpdateCallback = Callable[[ToolOutput], None]

@@ -56,7 +56,7 @@ from atomic.core.contract.sessions import (
     list_session_summaries,
     session_folder,
 )
-from atomic.core.engine.compaction_controls import CompactionFailed
+from atomic.core.engine.compaction_runner import CompactionFailed
 from atomic.core.engine.factory import StartupError
 from atomic.core.engine.options import SessionOptions
 from atomic.core.engine.session import PromptRejected

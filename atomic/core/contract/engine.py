@@ -616,7 +616,7 @@ class Engine:
 
     def set_editor_files(self, files: EditorFiles | None) -> None:
         """Read and write files through the client (ACP's fs methods) instead of the disk."""
-        self._s.editor_files = files
+        self._s.set_editor_files(files)
 
     # ------------------------------------------------------------------ extension UI
 

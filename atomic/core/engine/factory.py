@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from atomic.core.engine.model_controls import SCRIPTED_PROVIDER, scripted_model
+from atomic.core.engine.model_selection import SCRIPTED_PROVIDER, scripted_model
 from atomic.core.engine.options import SessionOptions
 from atomic.core.engine.session import AgentSession
 from atomic.core.paths import agent_dir as default_agent_dir
@@ -64,47 +64,53 @@ def _choose_model(session: AgentSession, options: SessionOptions) -> str | None:
     )
 
     settings = session.settings
+    models = session.models
     if options.scripted is not None:
-        session.model = session.use_scripted(options.scripted)
+        models.start_with(models.use_scripted(options.scripted))
         return None
     wants_scripted = (options.provider or "").lower() == SCRIPTED_PROVIDER or (options.model or "").startswith(
         "scripted"
     )
     if wants_scripted:
-        session.model = session.find_model(SCRIPTED_PROVIDER, "scripted-model") or scripted_model()
-        if session.model not in session.extra_models:
-            session.extra_models.append(session.model)
+        model = models.find_model(SCRIPTED_PROVIDER, "scripted-model") or scripted_model()
+        models.add_extra_model(model)
+        models.start_with(model)
         return None
     warnings: list[str] = []
     patterns = options.scoped_models or settings.enabled_models or []
     if patterns:
-        session.scoped = resolve_scoped_models(session.registry, patterns, warnings=warnings)
+        models.set_scoped(resolve_scoped_models(models.registry, patterns, warnings=warnings))
     session.startup_warnings.extend(warnings)
+    scoped = models.scoped
     level = None
     try:
+        blocked = None
+        if not (options.model or options.provider or scoped):
+            blocked = models.block_on_saved_default(settings.default_provider, settings.default_model)
         if options.model:
-            resolved = resolve_model(session.registry, options.model, provider=options.provider)
-            session.model, level = resolved.model, resolved.thinking_level
-        elif not (options.provider or session.scoped) and session.block_on_saved_default(
-            settings.default_provider, settings.default_model
-        ):
-            session.model = None  # never another model in its place
+            resolved = resolve_model(models.registry, options.model, provider=options.provider)
+            models.start_with(resolved.model)
+            level = resolved.thinking_level
+        elif blocked is not None:
+            session.startup_warnings.append(blocked)
+            models.start_with(None)  # never another model in its place
         else:
-            session.model = choose_initial_model(
-                session.registry,
+            chosen = choose_initial_model(
+                models.registry,
                 cli_provider=options.provider,
                 default_provider=settings.default_provider,
                 default_model=settings.default_model,
-                scoped=session.scoped,
+                scoped=scoped,
             )
-            if session.model is not None and session.scoped and session.model.key == session.scoped[0][0].key:
-                level = session.scoped[0][1]
+            models.start_with(chosen)
+            if chosen is not None and scoped and chosen.key == scoped[0][0].key:
+                level = scoped[0][1]
     except ModelResolutionError as exc:
         raise StartupError(str(exc)) from exc
     if options.api_key:
-        if session.model is None:
+        if models.model is None:
             raise StartupError("--api-key needs a model: pass --model (or --provider)")
-        session.registry.set_runtime_api_key(session.model.provider, options.api_key)
+        models.registry.set_runtime_api_key(models.model.provider, options.api_key)
     return level
 
 
@@ -119,8 +125,7 @@ def _load_resources(session: AgentSession, options: SessionOptions) -> None:
         tools = create_builtin_tools(names)
     except ValueError as exc:
         raise StartupError(str(exc)) from exc
-    session.tools = {tool.name: tool for tool in tools}
-    session.active_tool_names = [tool.name for tool in tools]
+    session.install_tools(tools)
     trusted = session.project_trust is not None and session.project_trust.trusted
     catalog = ResourceCatalog(
         session.cwd,
@@ -131,8 +136,7 @@ def _load_resources(session: AgentSession, options: SessionOptions) -> None:
         no_skills=options.no_skills,
         include_project=trusted,
     )
-    session.resources = catalog
-    session.context_files = (
+    context_files = (
         [] if options.no_context_files else load_context_files(session.cwd, session.agent_dir, include_project=trusted)
     )
     session.startup_warnings.extend(str(d) for d in catalog.diagnostics)
@@ -150,28 +154,13 @@ def _load_resources(session: AgentSession, options: SessionOptions) -> None:
             read_tool_active="read" in session.active_tool_names,
         )
 
-    session.rebuild_system_prompt = rebuild
-    session.system_prompt = rebuild()
-
-
-def start_mcp(session: AgentSession, options: SessionOptions) -> None:
-    """Start the configured MCP servers in the background (the project's only when trusted)."""
-    if session.project_trust is None or options.tools == []:  # --no-tools: no tools at all, MCP's included
-        return
-    from atomic.core.mcp import create_mcp_manager
-
-    manager = create_mcp_manager(
-        session.cwd, session.agent_dir, session.settings_manager, session.project_trust, extra=options.mcp_servers
-    )
-    if manager is not None:
-        session.mcp = manager
-        manager.start()
+    session.use_resources(catalog, context_files, rebuild)
 
 
 async def create_session(options: SessionOptions) -> AgentSession:
     cwd = options.cwd.resolve()
     agent = options.agent_dir or default_agent_dir()
-    from atomic.core.engine.project_trust import decide_project_trust
+    from atomic.core.engine.project_trust import decide_project_trust, start_mcp
 
     # Trust is decided first: until then (and when untrusted) the project's settings file is not merged.
     settings = SettingsManager(agent, cwd)
@@ -184,10 +173,10 @@ async def create_session(options: SessionOptions) -> AgentSession:
     except Exception as exc:
         raise StartupError(str(exc)) from exc
     session = AgentSession(cwd=cwd, agent_dir=agent, settings=settings, store=store, session_dir=session_dir)
-    session.project_trust = trust
+    session.set_project_trust(trust)
     session.startup_warnings.extend(settings.errors)
     session.startup_warnings.extend(store.warnings)
-    session.startup_warnings.extend(getattr(session.registry, "errors", []))
+    session.startup_warnings.extend(session.registry.errors)
     level = _choose_model(session, options)
     try:
         session.permissions.mode = parse_mode(
@@ -202,21 +191,22 @@ async def create_session(options: SessionOptions) -> AgentSession:
         session.restore_model_from_session()
         if session.model is not None:
             # The resumed session's own model is used, not the saved default.
-            session.model_block = None
-    from atomic.core.models.thinking import clamp_level
-
+            session.models.clear_block()
     if session.model is not None:
         wanted = options.thinking or level
         if wanted is None and not (resumed and session.thinking_level != "off"):
             wanted = session.saved_level_for(session.model) or settings.settings.default_thinking_level or "medium"
         if wanted is not None:
-            session.thinking_level = clamp_level(session.model, wanted)
+            session.models.start_level(wanted)
         if not resumed or not store.records:
-            session._record_current_model()
+            session.models.record_current()
     if options.extensions or not options.no_extensions:
         from atomic.core.extensions.loader import load_extensions
+        from atomic.core.extensions.runtime import ExtensionRuntime
 
-        await load_extensions(session, options)
+        runtime = ExtensionRuntime(session, flag_values=dict(options.extension_flags))
+        session.attach_extensions(runtime)
+        await load_extensions(runtime, list(options.extensions), options.no_extensions)
     if options.name:
         session.set_session_name(options.name)
     _sweep_old_temp_trees(session.store.session_id)

@@ -35,13 +35,28 @@ def decide_project_trust(
     return trust
 
 
+def start_mcp(session: AgentSession, options: SessionOptions) -> None:
+    """Start the configured MCP servers in the background (the project's only when trusted)."""
+    if session.project_trust is None or options.tools == []:  # --no-tools: no tools at all, MCP's included
+        return
+    from atomic.core.mcp import create_mcp_manager
+
+    manager = create_mcp_manager(
+        session.cwd, session.agent_dir, session.settings_manager, session.project_trust, extra=options.mcp_servers
+    )
+    if manager is not None:
+        session.set_mcp(manager)
+        manager.start()
+
+
 def skipped_offer(session: AgentSession) -> ProjectOffer:
     """What the project would bring but did not load (empty when trusted). Looked up once per
     decision: `get_state` may be called after every prompt and the folders do not need re-walking."""
     if session.project_skipped is None:
         trust = session.project_trust
         trusted = trust is not None and trust.trusted
-        session.project_skipped = ProjectOffer() if trusted else project_offer(session.cwd, session.agent_dir)
+        session.remember_skipped(ProjectOffer() if trusted else project_offer(session.cwd, session.agent_dir))
+    assert session.project_skipped is not None
     return session.project_skipped
 
 
@@ -68,8 +83,7 @@ async def apply_project_trust(session: AgentSession, options: SessionOptions, tr
     Extensions already imported cannot be unloaded: a project that stops being trusted keeps
     them until the next start (the TUI says so)."""
     was_trusted = session.project_trust is not None and session.project_trust.trusted
-    session.project_trust = trust
-    session.project_skipped = None
+    session.set_project_trust(trust)
     session.settings_manager.set_project_trusted(trust.trusted)
     if session.resources is not None:
         session.resources.include_project = trust.trusted
@@ -77,17 +91,14 @@ async def apply_project_trust(session: AgentSession, options: SessionOptions, tr
     if not options.no_context_files:
         from atomic.core.resources.context_files import load_context_files
 
-        session.context_files = load_context_files(session.cwd, session.agent_dir, include_project=trust.trusted)
-    if session.rebuild_system_prompt is not None:
-        session.system_prompt = session.rebuild_system_prompt()
+        session.set_context_files(load_context_files(session.cwd, session.agent_dir, include_project=trust.trusted))
+    session.refresh_system_prompt()
     if trust.trusted == was_trusted:
         return
     if options.tools != []:
-        from atomic.core.engine.factory import start_mcp
-
         if session.mcp is not None:
             await session.mcp.shutdown()
-            session.mcp = None
+            session.set_mcp(None)
         start_mcp(session, options)
     if trust.trusted and session.extensions is not None and not options.no_extensions:
         from atomic.core.extensions.loader import load_extension, project_extension_paths

@@ -13,40 +13,58 @@ from typing import TYPE_CHECKING, Any
 
 from atomic.core.agent.loop import AgentRun
 from atomic.core.agent.queues import MessageQueue, QueuedMessage
-from atomic.core.engine.bash_controls import BashControls
-from atomic.core.engine.compaction_controls import CompactionControls
-from atomic.core.engine.model_controls import ModelControls
-from atomic.core.engine.session_controls import SessionControls
-from atomic.core.events import AgentSettled, Event, ExtensionError, PermissionModeChanged, QueueUpdate
+from atomic.core.engine import session_stats as stats
+from atomic.core.engine.bash_runner import BashRunner, ChunkCallback
+from atomic.core.engine.compaction_runner import CompactionRunner
+from atomic.core.engine.errors import PromptRejected
+from atomic.core.engine.model_selection import ModelSelection
+from atomic.core.engine.owned_messages import OwnedMessages
+from atomic.core.engine.session_files import SessionFiles
+from atomic.core.events import (
+    AgentSettled,
+    CompactionReason,
+    Event,
+    ExtensionError,
+    PermissionModeChanged,
+    QueueUpdate,
+)
 from atomic.core.extensions.hooks import HookBus
 from atomic.core.extensions.ui import DEFAULT_DIALOG_TIMEOUT_S, ExtensionUiHost
-from atomic.core.messages import AssistantMessage, ImageContent, ToolResultMessage, Usage
+from atomic.core.messages import (
+    AssistantMessage,
+    BashExecutionMessage,
+    ImageContent,
+    ToolResultMessage,
+    Usage,
+)
 from atomic.core.model_types import Model
 from atomic.core.permissions import ApprovalRequest, Decision, PermissionPolicy, parse_mode
 from atomic.core.providers.base import StreamRequest, ToolSpec
 from atomic.core.session.context import ContextItem, SessionContext, build_context
 from atomic.core.session.store import SessionStore
-from atomic.core.settings import SettingsManager
+from atomic.core.settings import Settings, SettingsManager
 from atomic.core.tools.base import EditorFiles, Tool, ToolContext, ToolOutput
 
 if TYPE_CHECKING:
+    from atomic.core.extensions.runtime import ExtensionRuntime
     from atomic.core.mcp.manager import McpManager
+    from atomic.core.models.registry import ModelRegistry
     from atomic.core.project_offer import ProjectOffer
+    from atomic.core.resources.context_files import ContextFile
+    from atomic.core.resources.input_expansion import ResourceCatalog
     from atomic.core.trust import ProjectTrust
 
 Listener = Callable[[Event], None]
 
 
-class PromptRejected(Exception):
-    """A prompt refused before it was accepted (the RPC response is `success: false`)."""
-
+__all__ = ["AgentSession", "Listener", "PromptRejected"]
 
 STREAMING_WITHOUT_BEHAVIOR = (
     "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message."
 )
 
 
-class AgentSession(ModelControls, SessionControls, BashControls, CompactionControls):
+class AgentSession:
     def __init__(
         self,
         *,
@@ -59,8 +77,8 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
         self.cwd = cwd
         self.agent_dir = agent_dir
         self.settings_manager = settings
-        self.store = store
-        self.session_dir = session_dir
+        # The session file in use and what changes it (new, switch, fork, tree, labels).
+        self.files = SessionFiles(self, cwd=cwd, session_dir=session_dir, store=store)
         self.hooks = HookBus()
         self.hooks.on_error = self._report_extension_error
         self.listeners: list[Listener] = []
@@ -71,8 +89,13 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
         self.follow_ups = MessageQueue(s.follow_up_mode)
         self.auto_retry_enabled = s.retry.enabled
         self.auto_compaction_enabled = s.compaction.enabled
-        self.model: Model | None = None
-        self.thinking_level = "off"
+        self.models = ModelSelection(
+            agent_dir=agent_dir,
+            settings=settings,
+            active_store=lambda: self.store,
+            emit=self.emit,
+            hooks=self.hooks,
+        )
         self.tools: dict[str, Tool] = {}
         self.active_tool_names: list[str] = []
         self.system_prompt = ""
@@ -80,7 +103,16 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
         self.loaded_context = SessionContext()
         self.compacted_since_usage = False
         self.pending_tool_results: list[ToolResultMessage] | None = None
-        self.deferred_messages: list[Any] = []
+        # Direct bash results and extension messages that finish later, stored in their own session.
+        self.owned_messages = OwnedMessages(
+            active_store=lambda: self.store, is_streaming=lambda: self.is_streaming, record=self.record_message
+        )
+        self.bash = BashRunner(
+            cwd=cwd,
+            settings=lambda: self.settings_manager.settings,
+            owner_here=self.owned_messages.owner_here,
+            store_result=self.owned_messages.store,
+        )
         # Approvals go through the extension UI's confirm dialog (RPC clients, the TUI) unless a
         # frontend installs its own approver (ACP's session/request_permission).
         self.permissions = PermissionPolicy(approver=self._approve_through_ui)
@@ -92,24 +124,77 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
         self._abort_continues_queue = False
         self.startup_warnings: list[str] = []
         self._notices_shown: set[str] = set()
-        self._init_models()
-        self._init_bash()
-        self._init_compaction()
-        self.resources: Any = None
-        self.extensions: Any = None
+        self.compaction = CompactionRunner(self)
+        # Prompt templates and skills, and the loaded extensions (the factory installs both).
+        self.resources: ResourceCatalog | None = None
+        self.extensions: ExtensionRuntime | None = None
         # MCP servers (None when none is configured) and the project's trust decision (factory.py).
         self.mcp: McpManager | None = None
         self.project_trust: ProjectTrust | None = None
         # What the project brings that was not loaded (engine/project_trust.py; None: not looked yet).
         self.project_skipped: ProjectOffer | None = None
-        # Set by the factory; project_trust.py reloads them when the trust decision changes.
-        self.context_files: list[Any] = []
-        self.rebuild_system_prompt: Callable[[], str] | None = None
+        # Installed by the factory; project_trust.py reloads them when the trust decision changes.
+        self.context_files: list[ContextFile] = []
+        self._prompt_builder: Callable[[], str] | None = None
+
+    # ------------------------------------------------------------------ what the factory installs
+
+    def install_tools(self, tools: list[Tool]) -> None:
+        """The built-in tools, all active."""
+        self.tools = {tool.name: tool for tool in tools}
+        self.active_tool_names = [tool.name for tool in tools]
+
+    def use_resources(
+        self, catalog: ResourceCatalog, context_files: list[ContextFile], prompt_builder: Callable[[], str]
+    ) -> None:
+        """Templates and skills, context files, and how the system prompt is built from them."""
+        self.resources = catalog
+        self.context_files = context_files
+        self._prompt_builder = prompt_builder
+        self.refresh_system_prompt()
+
+    def set_context_files(self, context_files: list[ContextFile]) -> None:
+        self.context_files = context_files
+        self.refresh_system_prompt()
+
+    def refresh_system_prompt(self) -> None:
+        """Rebuild the system prompt (tools, context files or skills changed)."""
+        if self._prompt_builder is not None:
+            self.system_prompt = self._prompt_builder()
+
+    def add_tool(self, tool: Tool) -> None:
+        """Make the tool active (replacing a built-in of the same name) and refresh the system prompt."""
+        self.tools[tool.name] = tool
+        if tool.name not in self.active_tool_names:
+            self.active_tool_names.append(tool.name)
+        self.refresh_system_prompt()
+
+    def set_active_tools(self, names: list[str]) -> None:
+        self.active_tool_names = list(names)
+        self.refresh_system_prompt()
+
+    def set_editor_files(self, files: EditorFiles | None) -> None:
+        """Read and write files through the client (ACP's fs methods) instead of the disk."""
+        self.editor_files = files
+
+    def attach_extensions(self, runtime: ExtensionRuntime) -> None:
+        self.extensions = runtime
+
+    def set_mcp(self, manager: McpManager | None) -> None:
+        self.mcp = manager
+
+    def set_project_trust(self, trust: ProjectTrust) -> None:
+        """A new trust decision; what the project would bring is looked up again when asked."""
+        self.project_trust = trust
+        self.project_skipped = None
+
+    def remember_skipped(self, offer: ProjectOffer) -> None:
+        self.project_skipped = offer
 
     # ------------------------------------------------------------------ events
 
     @property
-    def settings(self) -> Any:
+    def settings(self) -> Settings:
         return self.settings_manager.settings
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
@@ -136,6 +221,141 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
     def _report_extension_error(self, path: str, event: str, error: str) -> None:
         self.emit(ExtensionError(extension_path=path, event=event, error=error))
 
+    # ------------------------------------------------------------------ model and thinking level
+
+    @property
+    def model(self) -> Model | None:
+        return self.models.model
+
+    @property
+    def thinking_level(self) -> str:
+        return self.models.thinking_level
+
+    @property
+    def registry(self) -> ModelRegistry:
+        return self.models.registry
+
+    @property
+    def model_block(self) -> tuple[str, str] | None:
+        """(reason, message) while the saved default model cannot be used and none was chosen."""
+        return self.models.model_block
+
+    @property
+    def scoped(self) -> list[tuple[Model, str | None]]:
+        """The models (and levels) cycling goes through (--models or enabledModels)."""
+        return self.models.scoped
+
+    def all_models(self) -> list[Model]:
+        return self.models.all_models()
+
+    def available_models(self) -> list[Model]:
+        return self.models.available_models()
+
+    def find_model(self, provider: str, model_id: str) -> Model | None:
+        return self.models.find_model(provider, model_id)
+
+    def api_key_for(self, model: Model) -> str | None:
+        return self.models.api_key_for(model)
+
+    def headers_for(self, model: Model) -> dict[str, str]:
+        return self.models.headers_for(model)
+
+    def has_auth(self, model: Model) -> bool:
+        return self.models.has_auth(model)
+
+    def ensure_can_prompt(self) -> None:
+        """Raise PromptRejected when no usable model is selected."""
+        self.models.ensure_can_prompt()
+
+    def supported_levels(self) -> list[str]:
+        return self.models.supported_levels()
+
+    def set_model(self, provider: str, model_id: str, persist: bool = False) -> Model:
+        return self.models.set_model(provider, model_id, persist)
+
+    def cycle_model(self, persist: bool = False, backwards: bool = False) -> dict[str, Any] | None:
+        return self.models.cycle_model(persist, backwards)
+
+    def saved_level_for(self, model: Model) -> str | None:
+        return self.models.saved_level_for(model)
+
+    def set_thinking_level(self, level: str, persist: bool = False) -> dict[str, Any]:
+        return self.models.set_thinking_level(level, persist)
+
+    def cycle_thinking_level(self) -> str | None:
+        return self.models.cycle_thinking_level()
+
+    def login_provider(self, provider: str, api_key: str) -> None:
+        self.models.login_provider(provider, api_key)
+
+    def logout_provider(self, provider: str) -> dict[str, Any]:
+        return self.models.logout_provider(provider)
+
+    # ------------------------------------------------------------------ the session file
+
+    @property
+    def store(self) -> SessionStore:
+        return self.files.store
+
+    @property
+    def session_dir(self) -> Path | None:
+        return self.files.session_dir
+
+    async def new_session(self, parent_session: str | None = None) -> bool:
+        """Start a fresh session. Returns False when an extension cancelled it."""
+        return await self.files.new_session(parent_session)
+
+    async def switch_session(self, path: str) -> bool:
+        return await self.files.switch_session(path)
+
+    async def import_session(self, input_path: str) -> bool:
+        """Copy a session file (every branch) into this folder's sessions and continue there."""
+        return await self.files.import_session(input_path)
+
+    async def fork(self, entry_id: str) -> tuple[str, bool]:
+        """A new session holding the path up to just before the user message `entry_id`."""
+        return await self.files.fork(entry_id)
+
+    async def clone(self) -> bool:
+        return await self.files.clone()
+
+    def get_fork_messages(self) -> list[dict[str, str]]:
+        return self.files.get_fork_messages()
+
+    def get_entries(self, since: str | None = None) -> dict[str, Any]:
+        return self.files.get_entries(since)
+
+    def get_tree(self) -> dict[str, Any]:
+        return self.files.get_tree()
+
+    async def navigate_to(self, entry_id: str | None) -> str | None:
+        """Move the leaf (the /tree command); returns a user message's text for the editor."""
+        return await self.files.navigate_to(entry_id)
+
+    def set_label(self, entry_id: str, label: str | None) -> None:
+        self.files.set_label(entry_id, label)
+
+    def set_session_name(self, name: str) -> None:
+        self.files.set_session_name(name)
+
+    def restore_model_from_session(self) -> None:
+        """Apply the model and level recorded on the branch just loaded by `reload_context`."""
+        ctx = self.loaded_context
+        self.models.restore(ctx.provider, ctx.model_id, ctx.thinking_level)
+
+    def record_current_model(self) -> None:
+        self.models.record_current()
+
+    def session_stats(self) -> dict[str, Any]:
+        return stats.session_stats(self.store, self.context_messages(), self.context_usage())
+
+    def context_usage(self) -> dict[str, Any] | None:
+        """Last valid assistant usage plus a chars/4 estimate of what came after it."""
+        return stats.context_usage(self.model, self.context_messages(), self.compacted_since_usage)
+
+    def export_html(self, output_path: str | None = None) -> str:
+        return stats.export_html(self.store, self.cwd, self.system_prompt, self.active_tools(), output_path)
+
     # ------------------------------------------------------------------ context
 
     def reload_context(self) -> None:
@@ -161,7 +381,7 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
 
     async def provider_for(self, model: Model) -> Any:
         if model.api == "scripted":
-            return self.scripted_provider_for(model)
+            return self.models.scripted_provider_for(model)
         from atomic.core.providers.registry import ensure_provider_ready, get_provider
 
         # The SDK import takes seconds: it happens in a warm-up thread, and only this run waits for it.
@@ -172,9 +392,10 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
         """Start loading the current model's provider SDK in the background (frontends call this once
         their first answer is out, so start-up itself stays as light as before)."""
         model = self.model
-        if model is not None and model.api != "scripted":
+        if model is not None:
             from atomic.core.providers.registry import start_provider_warmup
 
+            # A no-op for apis with nothing heavy to load (the scripted one).
             start_provider_warmup(model.api)
 
     async def build_request(self, messages: list[Any]) -> StreamRequest:
@@ -364,9 +585,70 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
     def _flush_deferred(self) -> None:
         # Direct bash results that finished while the agent streamed are stored once it is idle,
         # so they never split an assistant message from its tool results.
-        while self.deferred_messages and self._current_run is None:
-            owner, message = self.deferred_messages.pop(0)
-            self.record_owned_message(owner, message)
+        if self._current_run is None:
+            self.owned_messages.flush()
+
+    def record_or_defer(self, message: Any) -> None:
+        """Add a message to the active session now, or once the running turn has ended."""
+        self.owned_messages.store(self.owned_messages.owner_here(), message)
+
+    # ------------------------------------------------------------------ direct bash
+
+    @property
+    def is_bash_running(self) -> bool:
+        return self.bash.is_running
+
+    async def run_bash(
+        self,
+        command: str,
+        *,
+        request_id: str | None = None,
+        on_chunk: ChunkCallback | None = None,
+        exclude_from_context: bool = False,
+    ) -> BashExecutionMessage:
+        """Run a command for the user (`bash` RPC command, `!cmd`); its result is stored in the session
+        and branch it started in."""
+        return await self.bash.run(
+            command, request_id=request_id, on_chunk=on_chunk, exclude_from_context=exclude_from_context
+        )
+
+    def abort_bash(self, request_id: str | None = None) -> bool:
+        """Cancel one request (by id) or all of them. Returns whether anything was cancelled."""
+        return self.bash.abort(request_id)
+
+    # ------------------------------------------------------------------ compaction
+
+    @property
+    def is_compacting(self) -> bool:
+        return self.compaction.is_compacting
+
+    def set_auto_compaction(self, enabled: bool) -> None:
+        self.auto_compaction_enabled = enabled
+
+    def set_auto_retry(self, enabled: bool) -> None:
+        self.auto_retry_enabled = enabled
+
+    def needs_threshold_compaction(self) -> bool:
+        return self.compaction.needs_threshold_compaction()
+
+    async def compact_for(self, reason: CompactionReason, will_retry: bool) -> bool:
+        """Automatic compaction from inside a run; True when it succeeded."""
+        return await self.compaction.compact_for(reason, will_retry)
+
+    def report_unresolved_overflow(self) -> None:
+        self.compaction.report_unresolved_overflow()
+
+    async def compact(self) -> dict[str, Any]:
+        """Manual compaction (RPC `compact`, TUI `/compact`). Raises CompactionFailed with a clear message."""
+        if self.is_streaming:
+            await self.abort()
+        return await self.compaction.compact()
+
+    def cancel_compaction(self) -> bool:
+        return self.compaction.cancel()
+
+    async def wait_compaction_idle(self) -> None:
+        await self.compaction.wait_idle()
 
     async def wait_idle(self) -> None:
         while self._run_task is not None and not self._run_task.done():
@@ -395,6 +677,15 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
         if continue_queue and (len(self.steering) or len(self.follow_ups)):
             # "abort continues queued messages": what is still queued runs next, after the response.
             asyncio.get_running_loop().call_soon(self._continue_queued)
+
+    def continue_queue_after_run(self) -> None:
+        """Once the current run ends, run what is queued (a message queued after the loop's last look
+        at the queues would otherwise wait for the next prompt)."""
+        task = self._run_task
+        if task is None:
+            return
+        loop = asyncio.get_running_loop()
+        task.add_done_callback(lambda _task: loop.call_soon(self._continue_queued))
 
     def _continue_queued(self) -> None:
         if self.is_streaming:
@@ -473,12 +764,12 @@ class AgentSession(ModelControls, SessionControls, BashControls, CompactionContr
         name = self.store.name()
         if name:
             state["sessionName"] = name
-        state.update(self.model_block_state())
+        state.update(self.models.model_block_state())
         return state
 
     async def shutdown(self) -> None:
         await self.abort(continue_queue=False)
-        await self.shutdown_bash()
+        await self.bash.shutdown()
         if self.mcp is not None:
             await self.mcp.shutdown()
         if self.hooks.has("session_shutdown"):

@@ -6,25 +6,23 @@ every error it causes is attributed to that file.
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from types import ModuleType
+from typing import Any
 
 from atomic.core.agent.queues import QueuedMessage
-from atomic.core.engine.bash_controls import MessageOwner
 from atomic.core.events import MessageEnd, MessageStart
-from atomic.core.extensions.runtime import RegisteredCommand, RegisteredFlag
+from atomic.core.extensions.host import ExtensionHost
+from atomic.core.extensions.records import ExtensionRegistry, RegisteredCommand, RegisteredFlag
 from atomic.core.extensions.tools import ExtensionTool, content_blocks
 from atomic.core.extensions.ui import ExtensionUI
 from atomic.core.messages import CustomMessage
+from atomic.core.model_types import Model
 from atomic.core.tools.base import Tool
-
-if TYPE_CHECKING:
-    from atomic.core.engine.session import AgentSession
-    from atomic.core.extensions.runtime import ExtensionRuntime
 
 DELIVERY_MODES = ("steer", "followUp", "prompt")
 
@@ -54,7 +52,7 @@ def _normalize_tool_result_patch(result: Any) -> Any:
 
 
 class ExtensionAPI:
-    def __init__(self, runtime: ExtensionRuntime, path: str) -> None:
+    def __init__(self, runtime: ExtensionRegistry, path: str) -> None:
         self._runtime = runtime
         self.path = path
         self.logger = logging.getLogger(f"atomic.extension.{Path(path).stem}")
@@ -62,7 +60,7 @@ class ExtensionAPI:
     # ------------------------------------------------------------------ basics
 
     @property
-    def session(self) -> AgentSession:
+    def session(self) -> ExtensionHost:
         """The engine session itself: an escape hatch for what this API does not cover."""
         return self._runtime.session
 
@@ -126,12 +124,14 @@ class ExtensionAPI:
         name = name.lstrip("/")
         if not name or any(ch.isspace() for ch in name):
             raise ValueError(f"invalid command name: {name!r}")
+        def run(args: str) -> Any:
+            return handler(args, CommandContext(self))
+
         self._runtime.add_command(
             RegisteredCommand(
                 name=name,
-                handler=handler,
+                run=run,
                 extension_path=self.path,
-                api=self,
                 description=description,
                 complete=complete,
             )
@@ -157,8 +157,7 @@ class ExtensionAPI:
         unknown = [n for n in names if n not in self.session.tools]
         if unknown:
             raise ValueError(f"Unknown tools: {', '.join(unknown)}")
-        self.session.active_tool_names = list(names)
-        self._runtime.refresh_system_prompt()
+        self.session.set_active_tools(list(names))
 
     # ------------------------------------------------------------------ messages
 
@@ -171,21 +170,12 @@ class ExtensionAPI:
             queue = session.follow_ups if deliver_as == "followUp" else session.steering
             queue.push(QueuedMessage(text, []))
             session.queue_changed()
-            self._continue_after_run()
+            # A message queued after the loop's last look at the queues (say from an `agent_end`
+            # handler) would otherwise wait for the next prompt.
+            session.continue_queue_after_run()
             return
         session.ensure_can_prompt()
         session.start_run([QueuedMessage(text, [])])
-
-    def _continue_after_run(self) -> None:
-        # A message queued after the loop's last look at the queues (say from an `agent_end`
-        # handler) would otherwise wait for the next prompt.
-        session = self.session
-        task = getattr(session, "_run_task", None)
-        resume = getattr(session, "_continue_queued", None)
-        if task is None or not callable(resume):
-            return
-        loop = asyncio.get_running_loop()
-        task.add_done_callback(lambda _task: loop.call_soon(resume))
 
     def send_message(
         self,
@@ -204,10 +194,7 @@ class ExtensionAPI:
         message = CustomMessage(custom_type=custom_type, content=body, display=display, details=details)
         session = self.session
         session.emit(MessageStart(message=message))
-        if session.is_streaming:
-            session.deferred_messages.append((MessageOwner(session.store, session.store.leaf_id), message))
-        else:
-            session.record_message(message)
+        session.record_or_defer(message)
         session.emit(MessageEnd(message=message))
         if trigger_turn and not session.is_streaming:
             session.ensure_can_prompt()
@@ -242,14 +229,14 @@ class ExtensionAPI:
         self.session.set_label(entry_id, label)
 
     @property
-    def model(self) -> Any:
+    def model(self) -> Model | None:
         return self.session.model
 
     @property
     def thinking_level(self) -> str:
         return self.session.thinking_level
 
-    def set_model(self, provider: str, model_id: str) -> Any:
+    def set_model(self, provider: str, model_id: str) -> Model:
         return self.session.set_model(provider, model_id)
 
     def set_thinking_level(self, level: str) -> str:
@@ -288,11 +275,11 @@ class ExtensionContext:
         return self.api.cwd
 
     @property
-    def session(self) -> AgentSession:
+    def session(self) -> ExtensionHost:
         return self.api.session
 
     @property
-    def model(self) -> Any:
+    def model(self) -> Model | None:
         return self.api.model
 
     @property
@@ -324,3 +311,11 @@ class ExtensionContext:
 
 # Commands and event handlers share one context type.
 CommandContext = ExtensionContext
+
+
+@dataclass
+class LoadedExtension:
+    path: str
+    module_name: str
+    api: ExtensionAPI
+    module: ModuleType | None = None

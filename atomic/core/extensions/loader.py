@@ -16,14 +16,9 @@ import re
 import sys
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
 
-from atomic.core.extensions.api import ExtensionAPI
-from atomic.core.extensions.runtime import ExtensionRuntime, LoadedExtension
-
-if TYPE_CHECKING:
-    from atomic.core.engine.options import SessionOptions
-    from atomic.core.engine.session import AgentSession
+from atomic.core.extensions.api import ExtensionAPI, LoadedExtension
+from atomic.core.extensions.runtime import ExtensionRuntime
 
 MODULE_PREFIX = "atomic_extension_"
 _module_counter = 0
@@ -125,7 +120,7 @@ async def load_extension(runtime: ExtensionRuntime, path: Path) -> bool:
     except Exception as exc:
         _fail(runtime, path_text, "load", f"{type(exc).__name__}: {exc}")
         return False
-    activate = getattr(module, "activate", None)
+    activate = getattr(module, "activate", None)  # foreign: the extension's own module
     if not callable(activate):
         _fail(runtime, path_text, "load", "Extension has no activate(atomic) function")
         return False
@@ -146,15 +141,15 @@ def _fail(runtime: ExtensionRuntime, path: str, event: str, error: str) -> None:
     runtime.session.startup_warnings.append(f"Extension {path} failed to {event}: {error}")
 
 
-async def load_extensions(session: AgentSession, options: SessionOptions | Any) -> ExtensionRuntime:
-    """Discover, import and activate extensions; installs the runtime as `session.extensions`."""
-    runtime = ExtensionRuntime(session, flag_values=dict(getattr(options, "extension_flags", {}) or {}))
-    session.extensions = runtime
+async def load_extensions(runtime: ExtensionRuntime, explicit: list[str], no_discovery: bool) -> None:
+    """Discover, import and activate extensions into `runtime` (already installed on its session,
+    so extensions see it while they activate); then the `session_start` hook runs."""
+    session = runtime.session
     paths, problems = extension_paths(
         session.cwd,
         session.agent_dir,
-        list(getattr(options, "extensions", []) or []),
-        bool(getattr(options, "no_extensions", False)),
+        explicit,
+        no_discovery,
         include_project=session.project_trust is not None and session.project_trust.trusted,
     )
     for path_text, problem in problems:
@@ -164,4 +159,3 @@ async def load_extensions(session: AgentSession, options: SessionOptions | Any) 
         await load_extension(runtime, path)
     if session.hooks.has("session_start"):
         await session.hooks.emit("session_start", {"reason": "startup", "previousSessionFile": None})
-    return runtime

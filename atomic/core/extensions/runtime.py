@@ -10,49 +10,21 @@ from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from atomic.core.events import ExtensionError
+from atomic.core.extensions.api import LoadedExtension
+from atomic.core.extensions.host import ExtensionHost
+from atomic.core.extensions.records import RegisteredCommand, RegisteredFlag
 from atomic.core.extensions.tools import ExtensionTool
-
-if TYPE_CHECKING:
-    from atomic.core.engine.session import AgentSession
-    from atomic.core.extensions.api import ExtensionAPI
 
 _COMMAND_TEXT = re.compile(r"/(\S+)(?:\s+(.*))?\Z", re.DOTALL)
 
 
 @dataclass
-class RegisteredCommand:
-    name: str
-    handler: Callable[..., Any]
-    extension_path: str
-    api: ExtensionAPI
-    description: str | None = None
-    complete: Callable[[str], Any] | None = None
-
-
-@dataclass
-class RegisteredFlag:
-    name: str
-    default: Any
-    description: str
-    extension_path: str
-
-
-@dataclass
-class LoadedExtension:
-    path: str
-    module_name: str
-    api: ExtensionAPI
-    module: Any = None
-
-
-@dataclass
 class ExtensionRuntime:
-    session: AgentSession
+    session: ExtensionHost
     flag_values: dict[str, Any] = field(default_factory=dict)
     extensions: list[LoadedExtension] = field(default_factory=list)
     registered_commands: dict[str, RegisteredCommand] = field(default_factory=dict)
@@ -72,17 +44,11 @@ class ExtensionRuntime:
 
     def add_tool(self, tool: ExtensionTool) -> None:
         """Make the tool active (replacing a built-in of the same name) and refresh the system prompt."""
-        session = self.session
         self.tools[tool.name] = tool
-        session.tools[tool.name] = tool
-        if tool.name not in session.active_tool_names:
-            session.active_tool_names.append(tool.name)
-        self.refresh_system_prompt()
+        self.session.add_tool(tool)
 
     def refresh_system_prompt(self) -> None:
-        rebuild = getattr(self.session, "rebuild_system_prompt", None)
-        if callable(rebuild):
-            self.session.system_prompt = rebuild()
+        self.session.refresh_system_prompt()
 
     # ------------------------------------------------------------------ commands
 
@@ -113,11 +79,8 @@ class ExtensionRuntime:
         if parsed is None:
             return False
         command, args = parsed
-        from atomic.core.extensions.api import CommandContext
-
-        ctx = CommandContext(command.api)
         try:
-            result = command.handler(args, ctx)
+            result = command.run(args)
             if inspect.isawaitable(result):
                 await result
         except Exception as exc:  # a broken command must not break the prompt path

@@ -16,12 +16,13 @@ import asyncio
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from atomic.core.events import Event
-from atomic.core.extensions.events import ExtensionUiRequest
+from atomic.core.extensions.events import ExtensionUiRequest, UiMethod
 
-DIALOG_METHODS = ("confirm", "select", "input", "editor")
+DialogMethod = Literal["confirm", "select", "input", "editor"]
+DIALOG_METHODS: tuple[DialogMethod, ...] = ("confirm", "select", "input", "editor")
 NOTIFY_TYPES = ("info", "warning", "error")
 # A dialog nobody answers is cancelled after this long (an RPC client may ignore the request).
 DEFAULT_DIALOG_TIMEOUT_S = 300.0
@@ -126,7 +127,7 @@ class ExtensionUiHost:
         return [i for i, p in self._pending.items() if not p.future.done()]
 
     async def dialog(
-        self, method: str, *, timeout: float | None, extension_path: str | None, **fields: Any
+        self, method: DialogMethod, *, timeout: float | None, extension_path: str | None, **fields: Any
     ) -> UiAnswer:
         """Ask the frontend; returns its answer, or `cancelled` on timeout, abort or no frontend."""
         if method not in DIALOG_METHODS:
@@ -196,7 +197,7 @@ class ExtensionUiHost:
         self._emit(_request("setTitle", title=title, extension_path=extension_path))
 
 
-def _request(method: str, **fields: Any) -> ExtensionUiRequest:
+def _request(method: UiMethod, **fields: Any) -> ExtensionUiRequest:
     return ExtensionUiRequest(id=str(uuid.uuid4()), method=method, **fields)
 
 

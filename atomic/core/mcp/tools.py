@@ -134,8 +134,9 @@ class McpToolSearch(Tool):
         self._tools = tools
         self._load = load
 
-    @property  # type: ignore[override]
-    def description(self) -> str:
+    # The description names the servers connected now, so it is computed (the base class has a plain attribute).
+    @property
+    def description(self) -> str:  # type: ignore[override]
         servers = sorted({t.connection.name for t in self._tools()})
         return (
             "Find tools of the connected MCP servers ("

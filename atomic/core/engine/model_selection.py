@@ -1,46 +1,36 @@
-"""Model and thinking-level controls of an AgentSession: selection, cycling, persistence, auth."""
+"""Model selection: the model and thinking level, scoped models, cycling, persistence, login/logout.
+
+It owns the model registry and the stored API keys; it records model and level changes in the
+active session file (`active_store`) and reports them as events (`emit`) and extension hooks.
+"""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from atomic.core.events import ModelChanged, ThinkingLevelChanged
+from atomic.core.engine.errors import PromptRejected
+from atomic.core.events import Event, ModelChanged, ThinkingLevelChanged
+from atomic.core.extensions.hooks import HookBus
 from atomic.core.model_types import Model
+from atomic.core.session.store import SessionStore
+from atomic.core.settings import SettingsManager
 
 if TYPE_CHECKING:
-    from atomic.core.engine.session import AgentSession
+    from atomic.core.auth import AuthStorage
+    from atomic.core.models.registry import ModelRegistry
+    from atomic.core.providers.scripted import ScriptedProvider
 
 SCRIPTED_PROVIDER = "scripted"
 # Settings key holding per-model thinking levels: {"provider/model-id": "high"}.
 MODEL_LEVELS_KEY = "modelThinkingLevels"
 
-
 # The TypeScript Atomic's wording, followed by what exactly is wrong.
 SAVED_DEFAULT_BLOCKED = "Configured default model is unavailable or unsupported"
 
-
-class NoModelError(Exception):
-    pass
-
-
-def saved_default_problem(session: AgentSession, provider: str, model_id: str) -> tuple[str, str] | None:
-    """(reason, detail) when the saved default `provider/model_id` cannot be used, else None."""
-    from atomic.core.providers import known_apis
-
-    if session.registry.canonical_provider(provider) is None and not any(
-        m.provider == provider for m in session.extra_models
-    ):
-        return "configured-provider-unsupported", f"provider {provider} is not known"
-    model = session.find_model(provider, model_id)
-    if model is None:
-        return "configured-model-unsupported", f"{provider} has no model {model_id}"
-    if model.api not in known_apis() and model.api != "scripted":
-        return "configured-model-unsupported", f"its API {model.api} is not supported"
-    if not session.has_auth(model):
-        return "configured-model-unavailable", f"no API key for {provider}"
-    return None
+ScopedModels = list[tuple[Model, str | None]]
 
 
 def scripted_model(script_path: str | None = None) -> Model:
@@ -58,17 +48,38 @@ def scripted_model(script_path: str | None = None) -> Model:
     )
 
 
-class ModelControls:
-    def _init_models(self: AgentSession) -> None:
+def _needs_api_key(model: Model) -> bool:
+    """The API table says which apis run without a key (the offline scripted one)."""
+    from atomic.core.providers.registry import needs_api_key
+
+    return needs_api_key(model.api)
+
+
+class ModelSelection:
+    def __init__(
+        self,
+        *,
+        agent_dir: Path,
+        settings: SettingsManager,
+        active_store: Callable[[], SessionStore],
+        emit: Callable[[Event], None],
+        hooks: HookBus,
+    ) -> None:
+        self._settings = settings
+        self._active_store = active_store
+        self._emit = emit
+        self._hooks = hooks
         from atomic.core.auth import AuthStorage
         from atomic.core.models.registry import ModelRegistry
 
-        self.auth = AuthStorage(self.agent_dir)
-        self.runtime_api_key: tuple[str, str] | None = None
-        self.registry = ModelRegistry(self.agent_dir, self.auth, None)
-        self.scoped: list[tuple[Model, str | None]] = []
-        self._scripted_providers: dict[str, Any] = {}
+        self.auth: AuthStorage = AuthStorage(agent_dir)
+        self.registry: ModelRegistry = ModelRegistry(agent_dir, self.auth, None)
+        self.model: Model | None = None
+        self.thinking_level = "off"
+        # Models (with an optional level) that cycling goes through: --models or enabledModels.
+        self.scoped: ScopedModels = []
         self.extra_models: list[Model] = []
+        self._scripted_providers: dict[str, ScriptedProvider] = {}
         # Set when the saved default model cannot be used: prompts are refused (never another model
         # silently) until set_model or cycle_model picks one.
         self.model_block: tuple[str, str] | None = None
@@ -78,13 +89,17 @@ class ModelControls:
 
     # -------------------------------------------------------------- catalog
 
-    def use_scripted(self: AgentSession, provider: Any) -> Model:
+    def use_scripted(self, provider: ScriptedProvider) -> Model:
         model = scripted_model()
         self._scripted_providers[model.key] = provider
         self.extra_models = [m for m in self.extra_models if m.key != model.key] + [model]
         return model
 
-    def scripted_provider_for(self: AgentSession, model: Model) -> Any:
+    def add_extra_model(self, model: Model) -> None:
+        if model not in self.extra_models:
+            self.extra_models.append(model)
+
+    def scripted_provider_for(self, model: Model) -> ScriptedProvider:
         from atomic.core.providers.scripted import ScriptedProvider
 
         provider = self._scripted_providers.get(model.key)
@@ -94,58 +109,75 @@ class ModelControls:
             self._scripted_providers[model.key] = provider
         return provider
 
-    def all_models(self: AgentSession) -> list[Model]:
+    def all_models(self) -> list[Model]:
         return [*self.registry.all_models(), *self.extra_models]
 
-    def available_models(self: AgentSession) -> list[Model]:
+    def available_models(self) -> list[Model]:
         return [*self.registry.available_models(), *self.extra_models]
 
-    def find_model(self: AgentSession, provider: str, model_id: str) -> Model | None:
+    def find_model(self, provider: str, model_id: str) -> Model | None:
         for model in self.extra_models:
             if model.provider == provider and model.id == model_id:
                 return model
         return self.registry.find(provider, model_id)
 
-    def api_key_for(self: AgentSession, model: Model) -> str | None:
-        if model.api == "scripted":
+    def api_key_for(self, model: Model) -> str | None:
+        if not _needs_api_key(model):
             return None
         return self.registry.api_key_for(model.provider)
 
-    def headers_for(self: AgentSession, model: Model) -> dict[str, str]:
-        if model.api == "scripted":
+    def headers_for(self, model: Model) -> dict[str, str]:
+        if not _needs_api_key(model):
             return {}
         return self.registry.headers_for(model)
 
-    def has_auth(self: AgentSession, model: Model) -> bool:
-        return model.api == "scripted" or any(m.key == model.key for m in self.available_models())
+    def has_auth(self, model: Model) -> bool:
+        return not _needs_api_key(model) or any(m.key == model.key for m in self.available_models())
 
-    def block_on_saved_default(self: AgentSession, provider: str | None, model_id: str | None) -> bool:
-        """At startup, when the model comes from settings: True (and prompts blocked) when the saved
-        defaultProvider/defaultModel cannot be used."""
+    # -------------------------------------------------------------- the saved default
+
+    def saved_default_problem(self, provider: str, model_id: str) -> tuple[str, str] | None:
+        """(reason, detail) when the saved default `provider/model_id` cannot be used, else None."""
+        from atomic.core.providers import known_apis
+
+        if self.registry.canonical_provider(provider) is None and not any(
+            m.provider == provider for m in self.extra_models
+        ):
+            return "configured-provider-unsupported", f"provider {provider} is not known"
+        model = self.find_model(provider, model_id)
+        if model is None:
+            return "configured-model-unsupported", f"{provider} has no model {model_id}"
+        if model.api not in known_apis():
+            return "configured-model-unsupported", f"its API {model.api} is not supported"
+        if not self.has_auth(model):
+            return "configured-model-unavailable", f"no API key for {provider}"
+        return None
+
+    def block_on_saved_default(self, provider: str | None, model_id: str | None) -> str | None:
+        """At startup, when the model comes from settings: the warning to show (and prompts blocked)
+        when the saved defaultProvider/defaultModel cannot be used, else None."""
         if not provider or not model_id:
-            return False
-        problem = saved_default_problem(self, provider, model_id)
+            return None
+        problem = self.saved_default_problem(provider, model_id)
         if problem is None:
-            return False
+            return None
         reason, detail = problem
         message = (
             f"{SAVED_DEFAULT_BLOCKED} ({provider}/{model_id}: {detail}). Update defaultProvider/defaultModel"
             " in settings.json or choose a model with /model (RPC: set_model or cycle_model)."
         )
         self.model_block = (reason, message)
-        self.startup_warnings.append(message)
-        return True
+        return message
 
-    def model_block_state(self: AgentSession) -> dict[str, str]:
+    def model_block_state(self) -> dict[str, str]:
         """The get_state fields of a blocked saved default (none when nothing is blocked)."""
         if self.model_block is None:
             return {}
         reason, message = self.model_block
         return {"modelFallbackMessage": message, "modelFallbackReason": reason}
 
-    def ensure_can_prompt(self: AgentSession) -> None:
-        from atomic.core.engine.session import PromptRejected
-
+    def ensure_can_prompt(self) -> None:
+        """Raise PromptRejected when no usable model is selected."""
         if self.model_block is not None:
             raise PromptRejected(self.model_block[1])
         if self.model is None:
@@ -158,28 +190,68 @@ class ModelControls:
                 " or run /login."
             )
 
-    def _env_hint(self: AgentSession, provider: str) -> str:
+    def _env_hint(self, provider: str) -> str:
         from atomic.core.models.catalog import env_var_for
 
         return env_var_for(provider) or f"an apiKey for {provider} in models.json"
 
+    # -------------------------------------------------------------- starting
+
+    def start_with(self, model: Model | None) -> None:
+        """The factory's choice at startup: nothing is recorded or announced."""
+        self.model = model
+
+    def start_level(self, level: str) -> None:
+        """The startup thinking level (clamped to the model): nothing is recorded or announced."""
+        if self.model is not None:
+            from atomic.core.models.thinking import clamp_level
+
+            self.thinking_level = clamp_level(self.model, level)
+
+    def set_scoped(self, scoped: ScopedModels) -> None:
+        self.scoped = scoped
+
+    def clear_block(self) -> None:
+        self.model_block = None
+
+    def restore(self, provider: str | None, model_id: str | None, thinking_level: str | None) -> None:
+        """Apply the model and level recorded on a branch just loaded (without recording them again)."""
+        if provider and model_id:
+            model = self.find_model(provider, model_id)
+            if model is not None and self.has_auth(model):
+                self._apply_model(model, record=False)
+        if thinking_level and self.model is not None:
+            from atomic.core.models.thinking import clamp_level
+
+            level = clamp_level(self.model, thinking_level)
+            if level != self.thinking_level:
+                self.thinking_level = level
+                self._emit(ThinkingLevelChanged(level=level))
+
+    def record_current(self) -> None:
+        """Write the current model and level into the active session (a new file starts with them)."""
+        if self.model is not None:
+            store = self._active_store()
+            store.append("model_change", provider=self.model.provider, modelId=self.model.id)
+            store.append("thinking_level_change", thinkingLevel=self.thinking_level)
+
     # -------------------------------------------------------------- selection
 
-    def supported_levels(self: AgentSession) -> list[str]:
+    def supported_levels(self) -> list[str]:
         from atomic.core.models.thinking import supported_levels
 
         return supported_levels(self.model) if self.model else ["off"]
 
-    def _apply_model(self: AgentSession, model: Model, *, record: bool = True) -> None:
+    def _apply_model(self, model: Model, *, record: bool = True) -> None:
         from atomic.core.models.thinking import clamp_level
 
         previous = self.model
         self.model = model
         if record:
-            self.store.append("model_change", provider=model.provider, modelId=model.id)
+            self._active_store().append("model_change", provider=model.provider, modelId=model.id)
         wanted = self.thinking_level
         if previous is not None and not previous.reasoning and model.reasoning:
-            wanted = self.settings.default_thinking_level or "medium"
+            wanted = self._settings.settings.default_thinking_level or "medium"
         # A level saved for this very model (set_thinking_level with persist) wins.
         saved = self.saved_level_for(model)
         if saved is not None:
@@ -188,13 +260,13 @@ class ModelControls:
         if level != self.thinking_level:
             self.thinking_level = level
             if record:
-                self.store.append("thinking_level_change", thinkingLevel=level)
-            self.emit(ThinkingLevelChanged(level=level))
-        self.emit(ModelChanged(model=model.to_wire()))
-        if previous is not None and self.hooks.has("model_select"):
-            self.hooks.emit_nowait("model_select", {"model": model, "previousModel": previous, "source": "set"})
+                self._active_store().append("thinking_level_change", thinkingLevel=level)
+            self._emit(ThinkingLevelChanged(level=level))
+        self._emit(ModelChanged(model=model.to_wire()))
+        if previous is not None and self._hooks.has("model_select"):
+            self._hooks.emit_nowait("model_select", {"model": model, "previousModel": previous, "source": "set"})
 
-    def set_model(self: AgentSession, provider: str, model_id: str, persist: bool = False) -> Model:
+    def set_model(self, provider: str, model_id: str, persist: bool = False) -> Model:
         model = self.find_model(provider, model_id)
         if model is None:
             raise ValueError(f"Model not found: {provider}/{model_id}")
@@ -206,10 +278,10 @@ class ModelControls:
             self._persist_model()
         return model
 
-    def _persist_model(self: AgentSession) -> None:
-        if self.model is None or self.model.api == "scripted":
+    def _persist_model(self) -> None:
+        if self.model is None or not _needs_api_key(self.model):
             return
-        self.settings_manager.update(
+        self._settings.update(
             {
                 "defaultProvider": self.model.provider,
                 "defaultModel": self.model.id,
@@ -217,7 +289,7 @@ class ModelControls:
             }
         )
 
-    def cycle_model(self: AgentSession, persist: bool = False, backwards: bool = False) -> dict[str, Any] | None:
+    def cycle_model(self, persist: bool = False, backwards: bool = False) -> dict[str, Any] | None:
         scoped = [(m, lvl) for m, lvl in self.scoped if self.has_auth(m)]
         candidates = scoped or [(m, None) for m in self.available_models()]
         if len(candidates) < 2:
@@ -236,13 +308,13 @@ class ModelControls:
             self._persist_model()
         return {"model": model.to_wire(), "thinkingLevel": self.thinking_level, "isScoped": bool(scoped)}
 
-    def saved_level_for(self: AgentSession, model: Model) -> str | None:
-        levels = self.settings_manager.raw().get(MODEL_LEVELS_KEY)
+    def saved_level_for(self, model: Model) -> str | None:
+        levels = self._settings.raw().get(MODEL_LEVELS_KEY)
         if isinstance(levels, dict) and isinstance(levels.get(model.key), str):
-            return levels[model.key]
+            return str(levels[model.key])
         return None
 
-    def set_thinking_level(self: AgentSession, level: str, persist: bool = False) -> dict[str, Any]:
+    def set_thinking_level(self, level: str, persist: bool = False) -> dict[str, Any]:
         from atomic.core.models.thinking import clamp_level
         from atomic.core.providers.base import THINKING_LEVELS
 
@@ -252,24 +324,24 @@ class ModelControls:
         if effective != self.thinking_level:
             previous = self.thinking_level
             self.thinking_level = effective
-            self.store.append("thinking_level_change", thinkingLevel=effective)
-            self.emit(ThinkingLevelChanged(level=effective))
-            if self.hooks.has("thinking_level_select"):
-                self.hooks.emit_nowait("thinking_level_select", {"level": effective, "previousLevel": previous})
+            self._active_store().append("thinking_level_change", thinkingLevel=effective)
+            self._emit(ThinkingLevelChanged(level=effective))
+            if self._hooks.has("thinking_level_select"):
+                self._hooks.emit_nowait("thinking_level_select", {"level": effective, "previousLevel": previous})
         if persist:
             changes: dict[str, Any] = {"defaultThinkingLevel": effective}
             if self.model is not None:
-                levels = dict(self.settings_manager.raw().get(MODEL_LEVELS_KEY) or {})
+                levels = dict(self._settings.raw().get(MODEL_LEVELS_KEY) or {})
                 levels[self.model.key] = effective
                 changes[MODEL_LEVELS_KEY] = levels
-            self.settings_manager.update(changes)
+            self._settings.update(changes)
         data: dict[str, Any] = {"level": effective}
         if self.model is not None:
             data["provider"] = self.model.provider
             data["modelId"] = self.model.id
         return data
 
-    def cycle_thinking_level(self: AgentSession) -> str | None:
+    def cycle_thinking_level(self) -> str | None:
         from atomic.core.models.thinking import next_level
 
         if self.model is None:
@@ -282,11 +354,11 @@ class ModelControls:
 
     # -------------------------------------------------------------- auth
 
-    def login_provider(self: AgentSession, provider: str, api_key: str) -> None:
+    def login_provider(self, provider: str, api_key: str) -> None:
         self.auth.set_api_key(provider, api_key)
         self.registry.reload()
 
-    def logout_provider(self: AgentSession, provider: str) -> dict[str, Any]:
+    def logout_provider(self, provider: str) -> dict[str, Any]:
         self.auth.remove(provider)
         self.registry.reload()
         models = self.available_models()

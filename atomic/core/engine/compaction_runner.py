@@ -1,82 +1,115 @@
-"""Compaction in an AgentSession: manual (`compact`), on threshold, and on context overflow.
+"""Compaction of a session: manual (`compact`), on threshold, and on context overflow.
 
-The pure compactor lives in atomic.core.compaction; this module binds it to the session model (the
-planner), the session file (backup, then a durable `compaction` entry) and the events.
+The pure compactor lives in atomic.core.compaction; the runner binds it to the session's model (the
+planner), the session file (backup, then a durable `compaction` entry) and the events. It owns the
+`is_compacting` flag and the manual compaction's task; everything else it reads from its host.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from atomic.core.events import (
     CompactionEnd,
+    CompactionReason,
     CompactionStart,
+    Event,
     SummarizationRetryAttemptStart,
     SummarizationRetryFinished,
     SummarizationRetryScheduled,
 )
+from atomic.core.extensions.hooks import HookBus
+from atomic.core.model_types import Model
+from atomic.core.providers.base import Provider
+from atomic.core.session.context import ContextItem
+from atomic.core.session.store import SessionStore
+from atomic.core.settings import Settings
 
 if TYPE_CHECKING:
-    from atomic.core.engine.session import AgentSession
+    from atomic.core.compaction.records import PlannerReply
 
 OVERFLOW_UNRESOLVED = (
     "Context overflow recovery failed after one compact-and-retry attempt. "
     "Try reducing context or switching to a larger-context model."
 )
 
-_RETRY_EVENTS = {
+_RETRY_EVENTS: dict[str, type[Event]] = {
     "summarization_retry_scheduled": SummarizationRetryScheduled,
     "summarization_retry_attempt_start": SummarizationRetryAttemptStart,
     "summarization_retry_finished": SummarizationRetryFinished,
 }
+
+_FAILURE_PREFIX: dict[str, str] = {"manual": "Compaction failed", "threshold": "Auto-compaction failed"}
 
 
 class CompactionFailed(Exception):
     pass
 
 
-class CompactionControls:
-    def _init_compaction(self: AgentSession) -> None:
+class CompactionHost(Protocol):
+    """What compaction reads from the session it compacts."""
+
+    @property
+    def model(self) -> Model | None: ...
+    @property
+    def settings(self) -> Settings: ...
+    @property
+    def store(self) -> SessionStore: ...
+    @property
+    def hooks(self) -> HookBus: ...
+    @property
+    def context_items(self) -> list[ContextItem]: ...
+    @property
+    def auto_compaction_enabled(self) -> bool: ...
+
+    def emit(self, event: Event) -> None: ...
+    def context_usage(self) -> dict[str, Any] | None: ...
+    def api_key_for(self, model: Model) -> str | None: ...
+    def headers_for(self, model: Model) -> dict[str, str]: ...
+    async def provider_for(self, model: Model) -> Provider: ...
+    def reload_context(self) -> None: ...
+
+
+class CompactionRunner:
+    def __init__(self, host: CompactionHost) -> None:
+        self._host = host
         self.is_compacting = False
-        self._compaction_task: asyncio.Task[Any] | None = None
+        self._task: asyncio.Task[dict[str, Any]] | None = None
 
-    def set_auto_compaction(self: AgentSession, enabled: bool) -> None:
-        self.auto_compaction_enabled = enabled
-
-    def set_auto_retry(self: AgentSession, enabled: bool) -> None:
-        self.auto_retry_enabled = enabled
-
-    def needs_threshold_compaction(self: AgentSession) -> bool:
-        if not self.auto_compaction_enabled or self.model is None:
+    def needs_threshold_compaction(self) -> bool:
+        host = self._host
+        model = host.model
+        if not host.auto_compaction_enabled or model is None:
             return False
-        usage = self.context_usage()
+        usage = host.context_usage()
         if not usage or usage.get("tokens") is None:
             return False
-        limit = self.model.context_window - self.settings.compaction.reserve_tokens
-        return usage["tokens"] > max(limit, 0)
+        limit = model.context_window - host.settings.compaction.reserve_tokens
+        return bool(usage["tokens"] > max(limit, 0))
 
     # -------------------------------------------------------------- the planner call
 
-    async def _planner_complete(self: AgentSession, system: str, user: str) -> Any:
+    async def _planner_complete(self, system: str, user: str) -> PlannerReply:
         from atomic.core.compaction.records import PlannerReply
         from atomic.core.messages import UserMessage
         from atomic.core.providers import base as pb
 
-        model = self.model
+        host = self._host
+        model = host.model
         assert model is not None
         request = pb.StreamRequest(
             model=model,
             system_prompt=system,
             messages=[UserMessage(content=user)],
             thinking_level="off",
-            api_key=self.api_key_for(model),
-            headers=self.headers_for(model),
-            session_id=self.store.session_id,
+            api_key=host.api_key_for(model),
+            headers=host.headers_for(model),
+            session_id=host.store.session_id,
         )
         parts: list[str] = []
         stop = "stop"
-        provider = await self.provider_for(model)
+        provider = await host.provider_for(model)
         async for event in provider.stream(request):
             if isinstance(event, pb.TextDelta):
                 parts.append(event.delta)
@@ -84,26 +117,28 @@ class CompactionControls:
                 stop = event.stop_reason
         return PlannerReply("".join(parts), truncated=stop == "length")
 
-    async def _compact_now(self: AgentSession, reason: str) -> dict[str, Any]:
+    async def _compact_now(self, reason: CompactionReason) -> dict[str, Any]:
         from atomic.core.compaction.backup import backup_session_file
         from atomic.core.compaction.compactor import RetryPolicy, plan_and_compact
         from atomic.core.compaction.tokens import estimate_messages_tokens
 
-        if self.model is None:
+        host = self._host
+        model = host.model
+        if model is None:
             raise CompactionFailed("No model selected to plan the compaction")
-        items = self.context_items
+        items = host.context_items
         messages = [item.message for item in items]
-        usage = self.context_usage() or {}
+        usage = host.context_usage() or {}
         tokens_before = usage.get("tokens") or estimate_messages_tokens(messages)
-        settings = self.settings.compaction
-        retry = self.settings.retry
+        settings = host.settings.compaction
+        retry = host.settings.retry
 
         def on_event(event: dict[str, Any]) -> None:
             cls = _RETRY_EVENTS.get(event.get("type", ""))
             if cls is not None:
-                self.emit(cls.model_validate(event))
+                host.emit(cls.model_validate(event))
 
-        if self.hooks.has("session_before_compact") and await self.hooks.cancelled(
+        if host.hooks.has("session_before_compact") and await host.hooks.cancelled(
             "session_before_compact", {"reason": reason, "messages": messages}
         ):
             raise CompactionFailed("Compaction was cancelled by an extension")
@@ -112,48 +147,48 @@ class CompactionControls:
             entry_ids=[item.entry_id for item in items],
             preserve_recent=settings.preserve_recent,
             compression_ratio=settings.compression_ratio,
-            query=getattr(settings, "query", None),
             complete=self._planner_complete,
             tokens_before=int(tokens_before),
             # Leave room for the planner's answer within the model's window (about 3.5 chars a token).
-            max_planner_chars=int(self.model.context_window * 3.5 * 0.8),
+            max_planner_chars=int(model.context_window * 3.5 * 0.8),
             retry=RetryPolicy(max_retries=retry.max_retries, base_delay_ms=retry.base_delay_ms),
             on_event=on_event,
             reason=reason,
         )
+        store = host.store
         backup = None
-        if self.store.path is not None and self.store.path.exists():
-            backup = str(backup_session_file(self.store.path))
-        self.store.append(
+        if store.path is not None and store.path.exists():
+            backup = str(backup_session_file(store.path))
+        store.append(
             "compaction",
             summary=result.compacted_text,
             firstKeptEntryId=result.first_kept_entry_id,
             tokensBefore=result.tokens_before,
             details=result.details_for_entry(),
         )
-        self.reload_context()
+        host.reload_context()
         data = result.to_wire()
         data["backupPath"] = backup
         return data
 
     # -------------------------------------------------------------- with events
 
-    async def _compaction_with_events(self: AgentSession, reason: str, will_retry: bool) -> dict[str, Any]:
+    async def _with_events(self, reason: CompactionReason, will_retry: bool) -> dict[str, Any]:
+        emit = self._host.emit
         self.is_compacting = True
-        self.emit(CompactionStart(reason=reason))  # type: ignore[arg-type]
+        emit(CompactionStart(reason=reason))
         try:
             data = await self._compact_now(reason)
         except asyncio.CancelledError:
-            self.emit(CompactionEnd(reason=reason, result=None, aborted=True))  # type: ignore[arg-type]
+            emit(CompactionEnd(reason=reason, result=None, aborted=True))
             raise
         except Exception as exc:
+            # foreign: provider SDK errors carry their text in `message`; str() of them adds the status line.
             message = getattr(exc, "message", None) or str(exc)
-            prefix = {"manual": "Compaction failed", "threshold": "Auto-compaction failed"}.get(
-                reason, "Context overflow recovery failed"
-            )
-            self.emit(
+            prefix = _FAILURE_PREFIX.get(reason, "Context overflow recovery failed")
+            emit(
                 CompactionEnd(
-                    reason=reason,  # type: ignore[arg-type]
+                    reason=reason,
                     result=None,
                     error_message=f"{prefix}: {message}",
                     unresolved_overflow=True if reason == "overflow" else None,
@@ -162,28 +197,26 @@ class CompactionControls:
             raise CompactionFailed(f"{prefix}: {message}") from exc
         finally:
             self.is_compacting = False
-        self.emit(CompactionEnd(reason=reason, result=data, will_retry=will_retry))  # type: ignore[arg-type]
+        emit(CompactionEnd(reason=reason, result=data, will_retry=will_retry))
         return data
 
-    async def compact_for(self: AgentSession, reason: str, will_retry: bool) -> bool:
+    async def compact_for(self, reason: CompactionReason, will_retry: bool) -> bool:
         """Automatic compaction from inside a run; True when it succeeded."""
         try:
-            await self._compaction_with_events(reason, will_retry)
+            await self._with_events(reason, will_retry)
         except CompactionFailed:
             return False
         return True
 
-    def report_unresolved_overflow(self: AgentSession) -> None:
-        self.emit(
+    def report_unresolved_overflow(self) -> None:
+        self._host.emit(
             CompactionEnd(reason="overflow", result=None, error_message=OVERFLOW_UNRESOLVED, unresolved_overflow=True)
         )
 
-    async def compact(self: AgentSession) -> dict[str, Any]:
-        """Manual compaction (RPC `compact`, TUI `/compact`). Raises CompactionFailed with a clear message."""
-        if self.is_streaming:
-            await self.abort()
-        task = asyncio.ensure_future(self._compaction_with_events("manual", False))
-        self._compaction_task = task
+    async def compact(self) -> dict[str, Any]:
+        """Manual compaction, cancellable with `cancel`. Raises CompactionFailed with a clear message."""
+        task = asyncio.ensure_future(self._with_events("manual", False))
+        self._task = task
         try:
             return await asyncio.shield(task)
         except asyncio.CancelledError:
@@ -191,16 +224,16 @@ class CompactionControls:
                 raise CompactionFailed("Compaction aborted") from None
             raise
         finally:
-            self._compaction_task = None
+            self._task = None
 
-    def cancel_compaction(self: AgentSession) -> bool:
-        task = self._compaction_task
+    def cancel(self) -> bool:
+        task = self._task
         if task is not None and not task.done():
             task.cancel()
             return True
         return False
 
-    async def wait_compaction_idle(self: AgentSession) -> None:
-        task = self._compaction_task
+    async def wait_idle(self) -> None:
+        task = self._task
         if task is not None and not task.done():
             await asyncio.gather(task, return_exceptions=True)

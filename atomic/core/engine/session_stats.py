@@ -1,0 +1,103 @@
+"""What the session reports about itself: stats, context usage, and the HTML export."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from atomic.core.messages import AssistantMessage
+from atomic.core.model_types import Model
+from atomic.core.session.store import SessionStore
+from atomic.core.tools.base import Tool
+
+
+def session_stats(store: SessionStore, messages: list[Any], context: dict[str, Any] | None) -> dict[str, Any]:
+    """Counts, tokens and cost over the current branch (the `get_session_stats` answer)."""
+    tokens = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}
+    cost = 0.0
+    counts = {"user": 0, "assistant": 0, "toolCalls": 0, "toolResults": 0}
+    for record in store.path_to():
+        if record.type != "message":
+            continue
+        message = record.data.get("message") or {}
+        role = message.get("role")
+        if role == "user":
+            counts["user"] += 1
+        elif role == "assistant":
+            counts["assistant"] += 1
+            counts["toolCalls"] += sum(1 for b in message.get("content", []) if b.get("type") == "toolCall")
+            usage = message.get("usage") or {}
+            for key in ("input", "output", "cacheRead", "cacheWrite"):
+                tokens[key] += int(usage.get(key, 0) or 0)
+            cost += float((usage.get("cost") or {}).get("total", 0) or 0)
+        elif role == "toolResult":
+            counts["toolResults"] += 1
+    tokens["total"] = tokens["input"] + tokens["output"] + tokens["cacheRead"] + tokens["cacheWrite"]
+    data: dict[str, Any] = {
+        "sessionId": store.session_id,
+        "userMessages": counts["user"],
+        "assistantMessages": counts["assistant"],
+        "toolCalls": counts["toolCalls"],
+        "toolResults": counts["toolResults"],
+        "totalMessages": len(messages),
+        "tokens": tokens,
+        "cost": round(cost, 6),
+    }
+    if store.path is not None:
+        data["sessionFile"] = str(store.path)
+    if context is not None:
+        data["contextUsage"] = context
+    return data
+
+
+def context_usage(model: Model | None, messages: list[Any], compacted_since_usage: bool) -> dict[str, Any] | None:
+    """Last valid assistant usage plus a chars/4 estimate of what came after it."""
+    if model is None or not model.context_window:
+        return None
+    window = model.context_window
+    if compacted_since_usage:
+        return {"tokens": None, "contextWindow": window, "percent": None}
+    from atomic.core.compaction.tokens import estimate_message_tokens
+
+    tokens = 0
+    start = 0
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if (
+            isinstance(message, AssistantMessage)
+            and message.stop_reason not in ("error", "aborted")
+            and message.usage.total_tokens
+        ):
+            u = message.usage
+            tokens = u.total_tokens or (u.input + u.output + u.cache_read + u.cache_write)
+            start = index + 1
+            break
+    for message in messages[start:]:
+        tokens += estimate_message_tokens(message)
+    return {"tokens": tokens, "contextWindow": window, "percent": round(tokens * 100 / window, 1)}
+
+
+def export_html(
+    store: SessionStore, cwd: Path, system_prompt: str, tools: list[Tool], output_path: str | None = None
+) -> str:
+    """Write the session as one self-contained HTML file; returns its path."""
+    from atomic.core.export import default_export_path, write_session_html
+
+    if store.path is None:
+        raise ValueError("Cannot export in-memory session to HTML")
+    entries = store.entries_since(None)
+    if not any(e.get("type") == "message" for e in entries):
+        raise ValueError("Nothing to export yet - start a conversation first")
+    path = Path(output_path).expanduser() if output_path else default_export_path(store.path, cwd)
+    if not path.is_absolute():
+        path = cwd / path
+    write_session_html(
+        path,
+        header=store.header,
+        entries=entries,
+        leaf_id=store.leaf_id,
+        system_prompt=system_prompt,
+        tools=[{"name": t.name, "description": t.description} for t in tools],
+        session_file=store.path,
+    )
+    return str(path)

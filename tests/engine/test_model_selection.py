@@ -1,0 +1,105 @@
+"""ModelSelection alone: starting, levels, cycling through scoped models, refusals, restoring a branch."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from atomic.core.engine.errors import PromptRejected
+from atomic.core.engine.model_selection import ModelSelection, scripted_model
+from atomic.core.events import Event
+from atomic.core.extensions.hooks import HookBus
+from atomic.core.model_types import Model
+from atomic.core.providers.scripted import ScriptedProvider
+from atomic.core.session.store import SessionStore
+from atomic.core.settings import SettingsManager
+
+
+class Harness:
+    def __init__(self, agent_dir: Path, cwd: Path) -> None:
+        self.settings = SettingsManager(agent_dir, cwd)
+        self.store = SessionStore.create(None, cwd)
+        self.events: list[Event] = []
+        self.hooks = HookBus()
+        self.selection = ModelSelection(
+            agent_dir=agent_dir,
+            settings=self.settings,
+            active_store=lambda: self.store,
+            emit=self.events.append,
+            hooks=self.hooks,
+        )
+
+    def entries(self, kind: str) -> list[dict[str, object]]:
+        return [r.data for r in self.store.records if r.type == kind]
+
+
+def other_scripted(model_id: str, reasoning: bool = True) -> Model:
+    return scripted_model().model_copy(update={"id": model_id, "reasoning": reasoning})
+
+
+def test_levels_are_clamped_recorded_announced_and_persisted(agent_dir: Path, tmp_path: Path) -> None:
+    h = Harness(agent_dir, tmp_path)
+    sel = h.selection
+    sel.start_with(sel.use_scripted(ScriptedProvider([])))
+    assert h.entries("model_change") == [] and h.events == []  # starting records nothing
+    data = sel.set_thinking_level("high", persist=True)
+    assert data == {"level": "high", "provider": "scripted", "modelId": "scripted-model"}
+    assert [e["thinkingLevel"] for e in h.entries("thinking_level_change")] == ["high"]
+    assert [e.to_wire() for e in h.events] == [{"type": "thinking_level_changed", "level": "high"}]
+    saved = json.loads((agent_dir / "settings.json").read_text())
+    assert saved["defaultThinkingLevel"] == "high" and saved["modelThinkingLevels"] == {"scripted/scripted-model": "high"}
+    assert sel.model is not None and sel.saved_level_for(sel.model) == "high"
+    with pytest.raises(ValueError, match="Invalid thinking level"):
+        sel.set_thinking_level("loud")
+
+
+def test_cycling_goes_through_scoped_models_with_their_levels(agent_dir: Path, tmp_path: Path) -> None:
+    h = Harness(agent_dir, tmp_path)
+    sel = h.selection
+    first, second = other_scripted("one"), other_scripted("two")
+    sel.add_extra_model(first)
+    sel.add_extra_model(second)
+    sel.set_scoped([(first, None), (second, "low")])
+    sel.start_with(first)
+    result = sel.cycle_model()
+    assert result is not None and result["isScoped"] is True
+    assert sel.model == second and sel.thinking_level == "low"
+    assert [e["modelId"] for e in h.entries("model_change")] == ["two"]
+    sel.cycle_model(backwards=True)
+    assert sel.model == first
+
+
+def test_prompts_are_refused_without_a_usable_model(agent_dir: Path, tmp_path: Path) -> None:
+    h = Harness(agent_dir, tmp_path)
+    sel = h.selection
+    with pytest.raises(PromptRejected):
+        sel.ensure_can_prompt()
+    warning = sel.block_on_saved_default("nosuchprovider", "x")
+    assert warning is not None and "provider nosuchprovider is not known" in warning
+    assert sel.model_block_state()["modelFallbackReason"] == "configured-provider-unsupported"
+    sel.start_with(sel.use_scripted(ScriptedProvider([])))
+    with pytest.raises(PromptRejected, match="unavailable or unsupported"):
+        sel.ensure_can_prompt()
+    sel.set_model("scripted", "scripted-model")  # choosing a model lifts the block
+    sel.ensure_can_prompt()
+    assert sel.model_block_state() == {}
+    with pytest.raises(ValueError, match="Model not found"):
+        sel.set_model("scripted", "missing")
+
+
+def test_restore_applies_a_branch_model_without_recording_it(agent_dir: Path, tmp_path: Path) -> None:
+    h = Harness(agent_dir, tmp_path)
+    sel = h.selection
+    plain, thinker = other_scripted("plain", reasoning=False), other_scripted("thinker")
+    sel.add_extra_model(plain)
+    sel.add_extra_model(thinker)
+    sel.start_with(plain)
+    sel.restore("scripted", "thinker", "high")
+    assert sel.model == thinker and sel.thinking_level == "high"
+    assert h.entries("model_change") == [] and h.entries("thinking_level_change") == []
+    # Off on the plain model; the reasoning model brings the default level, then the branch's own.
+    assert [e.to_wire().get("level", e.type) for e in h.events] == ["medium", "model_changed", "high"]
+    sel.record_current()
+    assert [e["modelId"] for e in h.entries("model_change")] == ["thinker"]
