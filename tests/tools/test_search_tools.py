@@ -156,3 +156,13 @@ async def test_find_negated_classes_stay_inside_one_name(tmp_path: Path, ctx: To
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text("")
     assert text_of(await run(FindTool(), ctx, pattern="[!a][!a]b")) == "d/qzb\nxyb"  # never "c/b"
+
+
+async def test_grep_lists_files_in_the_same_order_every_time(tmp_path: Path, ctx: ToolContext, grep_backend: str) -> None:
+    # ripgrep searches on several threads and reports files as they finish; the result must not depend on that.
+    names = [f"f{i:02}.txt" for i in range(40)]
+    for name in reversed(names):
+        (tmp_path / name).write_text("first hit\nnothing\nsecond hit\n")
+    for _ in range(3):
+        out = text_of(await run(GrepTool(), ctx, pattern="hit")).splitlines()
+        assert out == [line for name in names for line in (f"{name}:1: first hit", f"{name}:3: second hit")]

@@ -60,7 +60,7 @@ def _event_path(data: dict[str, Any]) -> str | None:
 
 
 async def search_with_ripgrep(rg: str, options: GrepOptions) -> tuple[list[Match], bool]:
-    """Matches in ripgrep's order and whether the limit stopped the search early."""
+    """Matches sorted by file (line order kept) and whether the limit stopped the search early."""
     argv = [rg, "--json", "--line-number", "--color=never", "--hidden", "--no-require-git", "--glob", "!.git"]
     if options.ignore_case:
         argv.append("--ignore-case")
@@ -107,6 +107,9 @@ async def search_with_ripgrep(rg: str, options: GrepOptions) -> tuple[list[Match
 
     if process.returncode not in (0, 1) and not limit_reached and not matches:
         raise ToolError(stderr or f"ripgrep exited with code {process.returncode}")
+    # rg searches files on several threads, so files arrive in any order; the same search must show the
+    # same result every time. The sort is stable: lines within a file stay in order.
+    matches.sort(key=lambda match: match.path)
     return matches, limit_reached
 
 
