@@ -127,16 +127,13 @@ def logout_json(result: LogoutResult) -> dict[str, Any]:
 
 def command_json(command: CommandInfo) -> dict[str, Any]:
     """One `get_commands` entry. Extension commands omit an empty description and have no location."""
+    extension = command.source == "extension"
     data: dict[str, Any] = {"name": command.name}
-    if command.source == "extension":
-        if command.description:
-            data["description"] = command.description
-        data["source"] = command.source
-        data["path"] = command.path
-        return data
-    data["description"] = command.description
+    if command.description or not extension:
+        data["description"] = command.description
     data["source"] = command.source
-    data["location"] = command.location
+    if not extension:
+        data["location"] = command.location
     data["path"] = command.path
     return data
 

@@ -81,6 +81,15 @@ def warm_client(sdk: str, build: Callable[..., Any]) -> None:
         build(api_key="warm-up", http_client=pool).default_headers  # noqa: B018
 
 
+def warm_openai_sdk() -> None:
+    """The part of the warm-up both OpenAI APIs share: the HTTP stack, the pool and one client."""
+    from openai import AsyncOpenAI
+
+    import_http_stack()
+    prebuild_http_client("openai")
+    warm_client("openai", AsyncOpenAI)
+
+
 def _http_client(sdk: str, loop: asyncio.AbstractEventLoop) -> Any:
     pools = _http_by_loop.setdefault(loop, {})
     pool = pools.get(sdk)

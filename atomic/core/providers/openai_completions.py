@@ -238,16 +238,13 @@ def warm_up() -> None:
     """Load what the first request needs, off the event loop (called from the warm-up thread): the
     resource modules the client imports on first access, the SDK's per-type request transform, the
     HTTP stack's lazily imported modules and a connection pool."""
-    from openai import AsyncOpenAI
     from openai._utils import maybe_transform
     from openai.resources.chat.completions import AsyncCompletions  # noqa: F401
     from openai.types.chat import completion_create_params
 
-    from atomic.core.providers.clients import import_http_stack, prebuild_http_client, warm_client
+    from atomic.core.providers.clients import warm_openai_sdk
 
-    import_http_stack()
-    prebuild_http_client("openai")
-    warm_client("openai", AsyncOpenAI)
+    warm_openai_sdk()
     sample = {
         "model": "m", "stream": True, "stream_options": {"include_usage": True},
         "messages": [{"role": "system", "content": "s"}, {"role": "user", "content": [{"type": "text", "text": "u"}]},
