@@ -11,11 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from atomic.core import jsonc
-from atomic.core.extensions.loader import project_extension_paths
-from atomic.core.mcp.config import PROJECT_MCP_FILE, McpServerConfig, parse_servers, read_mcp_file
-from atomic.core.resources.context_files import project_context_paths
-from atomic.core.resources.prompt_templates import project_template_files
-from atomic.core.resources.skills import project_skill_files
+from atomic.core.extensions.discovery import project_extension_paths
+from atomic.core.mcp.files import PROJECT_MCP_FILE
 
 
 @dataclass(frozen=True)
@@ -68,26 +65,38 @@ def _singular(kind: str) -> str:
     return {"settings": "settings file", "MCP servers": "MCP server"}.get(kind, kind.rstrip("s"))
 
 
-def _project_settings_servers(path: Path) -> list[McpServerConfig]:
-    try:
-        data = jsonc.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return []
-    if not isinstance(data, dict):
-        return []
-    return parse_servers(data.get("mcpServers"), source="project", origin=path)[0]
+def _mcp_offers(settings: Path, mcp_file: Path) -> tuple[McpOffer, ...]:
+    """The project's MCP servers, from its settings file and `.mcp.json` (either may be missing).
+    The configuration parser is imported only when one of them names servers."""
+    raw_servers = None
+    if settings.is_file():
+        try:
+            data = jsonc.loads(settings.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            data = None
+        if isinstance(data, dict):
+            raw_servers = data.get("mcpServers")
+    if raw_servers is None and not mcp_file.exists():
+        return ()
+    from atomic.core.mcp.config import parse_servers, read_mcp_file
+
+    servers = parse_servers(raw_servers, source="project", origin=settings)[0]
+    servers += read_mcp_file(mcp_file, "project")[0]
+    return tuple(McpOffer(s.name, s.describe()) for s in servers)
 
 
 def project_offer(cwd: Path, agent_dir: Path) -> ProjectOffer:
     """Everything the folder at `cwd` would load if trusted. Reads files; runs nothing."""
+    from atomic.core.resources.context_files import project_context_paths
+    from atomic.core.resources.prompt_templates import project_template_files
+    from atomic.core.resources.skills import project_skill_files
+
     cwd = cwd.resolve()
     settings = cwd / ".atomic" / "settings.json"
-    servers = _project_settings_servers(settings) if settings.is_file() else []
-    servers += read_mcp_file(cwd / PROJECT_MCP_FILE, "project")[0]
     return ProjectOffer(
         settings=settings if settings.is_file() else None,
         extensions=tuple(project_extension_paths(cwd)),
-        mcp_servers=tuple(McpOffer(s.name, s.describe()) for s in servers),
+        mcp_servers=_mcp_offers(settings, cwd / PROJECT_MCP_FILE),
         skills=tuple(project_skill_files(cwd)),
         prompt_templates=tuple(project_template_files(cwd)),
         context_files=tuple(project_context_paths(cwd, agent_dir)),

@@ -121,6 +121,7 @@ async def test_trusting_later_loads_the_project(tmp_path: Path, agent_dir: Path)
     session = await create_session(options)
     try:
         assert session.project_trust is not None
+        assert session.extensions is None  # nothing loadable at start: the runtime is built on first need
         await apply_project_trust(session, options, session.project_trust.trusted_once())
         assert (cwd / ".atomic" / "extensions" / "IMPORTED").exists()
         state = loaded(session)

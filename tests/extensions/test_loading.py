@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from atomic.core.extensions.loader import load_extension
+from atomic.core.extensions.runtime import ExtensionRuntime
 from tests.support import Recorder, module_of, write_extension
 
 MARK = """
@@ -105,9 +106,12 @@ async def test_failing_extensions_are_reported_and_the_rest_load(make_session, e
 
 async def test_load_errors_are_extension_error_events(make_session, ext_dir: Path) -> None:
     session, _, _ = await make_session()
+    assert session.extensions is None  # nothing to load: no runtime was built
+    runtime = ExtensionRuntime(session)
+    session.attach_extensions(runtime)
     rec = Recorder(session)
     bad = write_extension(ext_dir, "bad.py", BROKEN_ACTIVATE)
-    assert await load_extension(session.extensions, bad.resolve()) is False
+    assert await load_extension(runtime, bad.resolve()) is False
     assert rec.of("extension_error") == [
         {
             "type": "extension_error",

@@ -743,7 +743,7 @@ class Engine:
     def loaded_project_extensions(self) -> list[str]:
         """File names of the loaded extensions the project folder brings (`.atomic/extensions/`): they keep
         running after trust is withdrawn, until Atomic restarts."""
-        from atomic.core.extensions.loader import project_extension_paths
+        from atomic.core.extensions.discovery import project_extension_paths
 
         if self._s.extensions is None:
             return []

@@ -160,7 +160,7 @@ def _load_resources(session: AgentSession, options: SessionOptions) -> None:
 async def create_session(options: SessionOptions) -> AgentSession:
     cwd = options.cwd.resolve()
     agent = options.agent_dir or default_agent_dir()
-    from atomic.core.engine.project_trust import decide_project_trust, start_mcp
+    from atomic.core.engine.project_trust import decide_project_trust, start_extensions, start_mcp
 
     # Trust is decided first: until then (and when untrusted) the project's settings file is not merged.
     settings = SettingsManager(agent, cwd)
@@ -200,13 +200,7 @@ async def create_session(options: SessionOptions) -> AgentSession:
             session.models.start_level(wanted)
         if not resumed or not store.records:
             session.models.record_current()
-    if options.extensions or not options.no_extensions:
-        from atomic.core.extensions.loader import load_extensions
-        from atomic.core.extensions.runtime import ExtensionRuntime
-
-        runtime = ExtensionRuntime(session, flag_values=dict(options.extension_flags))
-        session.attach_extensions(runtime)
-        await load_extensions(runtime, list(options.extensions), options.no_extensions)
+    await start_extensions(session, options)
     if options.name:
         session.set_session_name(options.name)
     _sweep_old_temp_trees(session.store.session_id)

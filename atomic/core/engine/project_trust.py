@@ -16,6 +16,7 @@ from atomic.core.trust import HOW_TO_TRUST, ProjectTrust, resolve_trust
 if TYPE_CHECKING:
     from atomic.core.engine.options import SessionOptions
     from atomic.core.engine.session import AgentSession
+    from atomic.core.extensions.runtime import ExtensionRuntime
     from atomic.core.settings import SettingsManager
 
 
@@ -36,17 +37,56 @@ def decide_project_trust(
 
 
 def start_mcp(session: AgentSession, options: SessionOptions) -> None:
-    """Start the configured MCP servers in the background (the project's only when trusted)."""
+    """Start the configured MCP servers in the background (the project's only when trusted).
+    The manager (and what it imports) loads only when some server is configured."""
     if session.project_trust is None or options.tools == []:  # --no-tools: no tools at all, MCP's included
         return
-    from atomic.core.mcp import create_mcp_manager
+    from atomic.core.mcp.config import load_mcp_config
 
-    manager = create_mcp_manager(
-        session.cwd, session.agent_dir, session.settings_manager, session.project_trust, extra=options.mcp_servers
+    config = load_mcp_config(
+        session.cwd,
+        session.agent_dir,
+        user_settings=session.settings_manager.global_raw(),
+        project_settings=session.settings_manager.project_raw(),
+        project_trusted=session.project_trust.trusted,
+        extra=options.mcp_servers,
     )
-    if manager is not None:
-        session.set_mcp(manager)
-        manager.start()
+    if not (config.servers or config.untrusted or config.disabled or config.problems):
+        return
+    from atomic.core.mcp.manager import create_mcp_manager
+
+    manager = create_mcp_manager(config, session.cwd, session.agent_dir, session.settings_manager)
+    session.set_mcp(manager)
+    manager.start()
+
+
+def _extension_runtime(session: AgentSession, options: SessionOptions) -> ExtensionRuntime:
+    """The session's extension runtime, built on first need: a start that finds no extension
+    never imports the runtime, and `session.extensions` None means "none loaded"."""
+    if session.extensions is None:
+        from atomic.core.extensions.runtime import ExtensionRuntime
+
+        session.attach_extensions(ExtensionRuntime(session, flag_values=dict(options.extension_flags)))
+    assert session.extensions is not None
+    return session.extensions
+
+
+async def start_extensions(session: AgentSession, options: SessionOptions) -> None:
+    """Load the extensions found at start (global, the project's when trusted, `-e` paths), then
+    run `session_start`. Nothing found and nothing asked for: no runtime, nothing imported."""
+    if options.no_extensions and not options.extensions:
+        return
+    from atomic.core.extensions.discovery import extension_paths
+
+    trusted = session.project_trust is not None and session.project_trust.trusted
+    paths, problems = extension_paths(
+        session.cwd, session.agent_dir, list(options.extensions), options.no_extensions, include_project=trusted
+    )
+    if not (paths or problems):
+        return
+    from atomic.core.extensions.loader import load_extensions
+
+    await load_extensions(_extension_runtime(session, options), paths, problems)
 
 
 def skipped_offer(session: AgentSession) -> ProjectOffer:
@@ -100,10 +140,15 @@ async def apply_project_trust(session: AgentSession, options: SessionOptions, tr
             await session.mcp.shutdown()
             session.set_mcp(None)
         start_mcp(session, options)
-    if trust.trusted and session.extensions is not None and not options.no_extensions:
-        from atomic.core.extensions.loader import load_extension, project_extension_paths
+    if trust.trusted and not options.no_extensions:
+        from atomic.core.extensions.discovery import project_extension_paths
 
-        loaded = {ext.path for ext in session.extensions.extensions}
-        for path in project_extension_paths(session.cwd):
-            if str(path.resolve()) not in loaded:
-                await load_extension(session.extensions, path.resolve())
+        loaded = {ext.path for ext in session.extensions.extensions} if session.extensions is not None else set()
+        new = [path.resolve() for path in project_extension_paths(session.cwd)]
+        new = [path for path in new if str(path) not in loaded]
+        if new:
+            from atomic.core.extensions.loader import load_extension
+
+            runtime = _extension_runtime(session, options)
+            for path in new:
+                await load_extension(runtime, path)

@@ -1,4 +1,4 @@
-"""Extension discovery and loading.
+"""Extension loading (where they are found: extensions/discovery.py).
 
 Extensions are Python files (`name.py`) or packages (a folder with `__init__.py`) found in
 `<agentDir>/extensions/` and `<cwd>/.atomic/extensions/`, plus paths given with `-e/--extension`
@@ -22,65 +22,6 @@ from atomic.core.extensions.runtime import ExtensionRuntime
 
 MODULE_PREFIX = "atomic_extension_"
 _module_counter = 0
-
-
-def _is_extension(path: Path) -> bool:
-    if path.name.startswith((".", "_")):
-        return False
-    if path.is_file():
-        return path.suffix == ".py"
-    return path.is_dir() and (path / "__init__.py").is_file()
-
-
-def discover_in(directory: Path) -> list[Path]:
-    """Extensions directly inside `directory`, sorted by name (missing folder: none)."""
-    if not directory.is_dir():
-        return []
-    return sorted((p for p in directory.iterdir() if _is_extension(p)), key=lambda p: p.name)
-
-
-def _resolve_explicit(raw: str, cwd: Path) -> Path:
-    path = Path(raw).expanduser()
-    return path if path.is_absolute() else cwd / path
-
-
-def project_extension_paths(cwd: Path) -> list[Path]:
-    """The project's own extensions (`.atomic/extensions/`): loaded only in a trusted project."""
-    return discover_in(cwd / ".atomic" / "extensions")
-
-
-def extension_paths(
-    cwd: Path, agent_dir: Path, explicit: list[str], no_discovery: bool, *, include_project: bool = True
-) -> tuple[list[Path], list[tuple[str, str]]]:
-    """Every extension to load, in order (global, project, explicit), without duplicates,
-    plus (path, problem) for explicit paths that cannot be loaded. Explicit paths are the
-    user's own choice and load whatever the project's trust."""
-    candidates: list[Path] = []
-    problems: list[tuple[str, str]] = []
-    if not no_discovery:
-        candidates.extend(discover_in(agent_dir / "extensions"))
-        if include_project:
-            candidates.extend(project_extension_paths(cwd))
-    for raw in explicit:
-        path = _resolve_explicit(raw, cwd)
-        if path.is_dir() and not (path / "__init__.py").is_file():
-            # A folder of extensions given explicitly: load what is inside it.
-            found = discover_in(path)
-            if not found:
-                problems.append((str(path), f"Extension folder {path} holds no .py files or packages"))
-            candidates.extend(found)
-        elif path.exists():
-            candidates.append(path)
-        else:
-            problems.append((str(path), f"Extension not found: {path}"))
-    seen: set[Path] = set()
-    unique: list[Path] = []
-    for path in candidates:
-        key = path.resolve()
-        if key not in seen:
-            seen.add(key)
-            unique.append(key)
-    return unique, problems
 
 
 def _module_name(path: Path) -> str:
@@ -141,17 +82,11 @@ def _fail(runtime: ExtensionRuntime, path: str, event: str, error: str) -> None:
     runtime.session.startup_warnings.append(f"Extension {path} failed to {event}: {error}")
 
 
-async def load_extensions(runtime: ExtensionRuntime, explicit: list[str], no_discovery: bool) -> None:
-    """Discover, import and activate extensions into `runtime` (already installed on its session,
-    so extensions see it while they activate); then the `session_start` hook runs."""
+async def load_extensions(runtime: ExtensionRuntime, paths: list[Path], problems: list[tuple[str, str]]) -> None:
+    """Import and activate the extensions `discovery.extension_paths` found, into `runtime` (already
+    installed on its session, so extensions see it while they activate); then the `session_start`
+    hook runs."""
     session = runtime.session
-    paths, problems = extension_paths(
-        session.cwd,
-        session.agent_dir,
-        explicit,
-        no_discovery,
-        include_project=session.project_trust is not None and session.project_trust.trusted,
-    )
     for path_text, problem in problems:
         runtime.report_error(path_text, "load", problem)
         session.startup_warnings.append(problem)

@@ -22,11 +22,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from atomic.core import jsonc
+from atomic.core.mcp.files import PROJECT_MCP_FILE, USER_MCP_FILE
 
 McpTransport = Literal["stdio", "http", "sse"]
 McpSource = Literal["settings", "user", "project", "session"]
-USER_MCP_FILE = "mcp.json"
-PROJECT_MCP_FILE = ".mcp.json"
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _HTTP_TYPES = {"http": "http", "streamable-http": "http", "streamablehttp": "http", "sse": "sse", "stdio": "stdio"}

@@ -7,12 +7,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from atomic.core.mcp.config import McpConfigResult, McpServerConfig
 from atomic.core.mcp.connection import MISSING_SDK, McpConnection, McpStatus, sdk_installed
 from atomic.core.mcp.tools import McpTool, McpToolSearch
 from atomic.core.tools.base import Tool
+
+if TYPE_CHECKING:
+    from atomic.core.settings import SettingsManager
 
 ServerStatus = McpStatus | Literal["untrusted", "disabled"]
 # Deferral: when the MCP tool definitions would take more than this share of the context window,
@@ -209,3 +212,15 @@ class McpManager:
             for s in servers:
                 out.append(McpServerState(s.name, s.source, s.transport, s.describe(), status))  # type: ignore[arg-type]
         return out
+
+
+def create_mcp_manager(config: McpConfigResult, cwd: Path, agent_dir: Path, settings: SettingsManager) -> McpManager:
+    """The session's MCP servers from their configuration (not started yet), with the settings' limits."""
+    s = settings.settings.mcp
+    limits = McpLimits(
+        startup_timeout_s=s.startup_timeout_ms / 1000,
+        tool_timeout_s=s.tool_timeout_ms / 1000,
+        prompt_wait_s=s.prompt_wait_ms / 1000,
+        tool_search=s.tool_search,
+    )
+    return McpManager(config, cwd=cwd, agent_dir=agent_dir, limits=limits)
