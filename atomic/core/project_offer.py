@@ -12,7 +12,7 @@ from pathlib import Path
 
 from atomic.core import jsonc
 from atomic.core.extensions.discovery import project_extension_paths
-from atomic.core.mcp.files import PROJECT_MCP_FILE
+from atomic.core.mcp.sources import PROJECT_MCP_FILE
 
 
 @dataclass(frozen=True)

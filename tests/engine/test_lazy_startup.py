@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 RUNTIME = ["atomic.core.extensions.runtime", "atomic.core.extensions.loader", "atomic.core.extensions.api"]
-MCP = ["atomic.core.mcp.manager", "atomic.core.mcp.connection", "atomic.core.mcp.tools"]
+CONFIG = ["atomic.core.mcp.config"]
+MCP = [*CONFIG, "atomic.core.mcp.manager", "atomic.core.mcp.connection", "atomic.core.mcp.tools"]
 
 OPEN_AND_REPORT = """
 import asyncio, json, sys
@@ -57,7 +58,7 @@ def write(path: Path, text: str) -> Path:
 EXTENSION = "def activate(atomic):\n    atomic.register_command('hello', lambda args, ctx: None)\n"
 
 
-def test_nothing_to_load_imports_neither_the_extension_runtime_nor_the_mcp_manager(
+def test_nothing_to_load_imports_neither_the_extension_runtime_nor_mcp(
     workdir: Path, agent_dir: Path
 ) -> None:
     report = open_fresh(workdir, agent_dir)
@@ -70,8 +71,8 @@ def test_an_untrusted_project_is_scanned_without_loading_what_it_brings(workdir:
     write(workdir / ".atomic" / "settings.json", json.dumps({"mcpServers": {"db": {"command": "db-server"}}}))
     report = open_fresh(workdir, agent_dir)
     assert report["skipped"] == ["extensions", "MCP servers", "settings"]
-    # The untrusted project's settings file is not even read for servers to start: nothing loads.
-    assert report["loaded"] == []
+    # The scan parses the project's server list to name it; no server starts, no manager loads.
+    assert report["loaded"] == CONFIG
     assert report["commands"] == [] and report["mcp"] == []
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from atomic.core.mcp.acp_servers import parse_acp_servers
 from atomic.core.mcp.config import (
     McpServerConfig,
     load_mcp_config,
-    parse_acp_servers,
     parse_servers,
     read_mcp_file,
 )

@@ -62,7 +62,7 @@ from atomic.core.engine.options import SessionOptions
 from atomic.core.engine.session import PromptRejected
 from atomic.core.extensions.events import ExtensionUiRequest
 from atomic.core.extensions.ui import UiAnswer, UiAnswerError, check_answer
-from atomic.core.mcp.config import parse_acp_servers
+from atomic.core.mcp.acp_servers import parse_acp_servers
 from atomic.core.model_types import Model
 from atomic.core.permissions import (
     PERMISSION_MODES,

@@ -38,16 +38,29 @@ def decide_project_trust(
 
 def start_mcp(session: AgentSession, options: SessionOptions) -> None:
     """Start the configured MCP servers in the background (the project's only when trusted).
-    The manager (and what it imports) loads only when some server is configured."""
+    The configuration is parsed only when some place may hold a server, and the manager (with
+    what it imports) loads only when one does."""
     if session.project_trust is None or options.tools == []:  # --no-tools: no tools at all, MCP's included
+        return
+    from atomic.core.mcp.sources import any_configured
+
+    user_settings = session.settings_manager.global_raw()
+    project_settings = session.settings_manager.project_raw()
+    if not any_configured(
+        session.cwd,
+        session.agent_dir,
+        user_settings=user_settings,
+        project_settings=project_settings,
+        extra=options.mcp_servers,
+    ):
         return
     from atomic.core.mcp.config import load_mcp_config
 
     config = load_mcp_config(
         session.cwd,
         session.agent_dir,
-        user_settings=session.settings_manager.global_raw(),
-        project_settings=session.settings_manager.project_raw(),
+        user_settings=user_settings,
+        project_settings=project_settings,
         project_trusted=session.project_trust.trusted,
         extra=options.mcp_servers,
     )

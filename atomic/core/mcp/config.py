@@ -5,7 +5,7 @@ Sources, later wins per server name:
 - `<agent dir>/mcp.json`                                            (source "user", no trust needed)
 - `mcpServers` in the project's `.atomic/settings.json`             (source "project", needs trust)
 - the project's `.mcp.json` (Claude Code's file)                    (source "project", needs trust)
-- servers passed by the frontend (e.g. ACP `session/new`)           (source "session", no trust needed)
+- servers passed by the frontend (e.g. ACP `session/new`, acp_servers.py) (source "session", no trust needed)
 
 A server entry is Claude Code's shape: `{"command", "args", "env", "cwd"}` for stdio, or
 `{"type": "http" | "sse", "url", "headers"}`; a per-server `timeout` (ms, for tool calls) and
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from atomic.core import jsonc
-from atomic.core.mcp.files import PROJECT_MCP_FILE, USER_MCP_FILE
+from atomic.core.mcp.sources import PROJECT_MCP_FILE, USER_MCP_FILE
 
 McpTransport = Literal["stdio", "http", "sse"]
 McpSource = Literal["settings", "user", "project", "session"]
@@ -209,29 +209,6 @@ def read_mcp_file(path: Path, source: McpSource) -> tuple[list[McpServerConfig],
     if not isinstance(data, dict):
         return [], [f"{path} must hold a JSON object; its MCP servers are ignored"]
     return parse_servers(data.get("mcpServers"), source=source, origin=path)
-
-
-def parse_acp_servers(items: list[dict[str, Any]]) -> tuple[list[McpServerConfig], list[str]]:
-    """Servers in ACP `session/new` shape: `env` and `headers` are lists of `{name, value}`."""
-    servers: list[McpServerConfig] = []
-    problems: list[str] = []
-    for item in items:
-        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
-            problems.append("ACP MCP server without a name; skipped")
-            continue
-        raw = dict(item)
-        for key in ("env", "headers"):
-            if isinstance(raw.get(key), list):
-                raw[key] = {e["name"]: e.get("value", "") for e in raw[key] if isinstance(e, dict) and "name" in e}
-        # ACP values are literal: no ${VAR} expansion from Atomic's own environment.
-        name = raw.pop("name")
-        try:
-            config, _ = parse_server(name, raw, source="session", environ={})
-        except ValueError as exc:
-            problems.append(f"ACP MCP server {name!r} {exc}; skipped")
-            continue
-        servers.append(config)
-    return servers, problems
 
 
 @dataclass(frozen=True)
