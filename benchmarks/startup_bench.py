@@ -1,0 +1,108 @@
+"""Start-up in-process: open an engine and answer what `get_state` needs, in fresh processes.
+
+Run: .venv/bin/python benchmarks/startup_bench.py [--runs 21] [--src DIR] [--callgrind]
+
+Each run is a fresh interpreter that opens an engine through the contract (no session file, an agent
+dir with one models.json provider, an empty project folder) and asks `state()` and
+`trust_status(with_skipped=True)`, the two calls behind RPC `get_state`. Printed:
+- CPU time of that process (median and min of --runs); with --src, the same for another checkout
+  (PYTHONPATH), the two alternating so that both see the same load;
+- which optional subsystems got imported (the extension runtime, the MCP configuration and manager);
+- with --callgrind (valgrind installed): instructions executed, once per checkout. Unlike time,
+  this does not move with the machine's load, so small start-up changes show on a busy machine.
+Bytecode caches are written first (a run without them compiles every module and measures that).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+CODE = """
+import asyncio, json, sys, time
+from pathlib import Path
+from atomic.core.contract import open_engine
+from atomic.core.engine.options import SessionOptions
+
+async def main() -> None:
+    engine = await open_engine(SessionOptions(cwd=Path.cwd(), no_session=True))
+    engine.state()
+    engine.trust_status(with_skipped=True)
+
+asyncio.run(main())
+watched = ("atomic.core.extensions.runtime", "atomic.core.mcp.config", "atomic.core.mcp.manager")
+print(json.dumps({"cpu": time.process_time(), "loaded": [m for m in watched if m in sys.modules]}))
+"""
+
+
+def folders() -> tuple[Path, Path]:
+    agent = Path(tempfile.mkdtemp(prefix="atomic-startup-agent-"))
+    models = {"providers": {"bench": {"baseUrl": "http://127.0.0.1:9/v1", "api": "openai-completions",
+                                      "apiKey": "bench-key", "models": [{"id": "bench-model"}]}}}
+    (agent / "models.json").write_text(json.dumps(models))
+    return agent, Path(tempfile.mkdtemp(prefix="atomic-startup-cwd-"))
+
+
+def env_for(agent: Path, src: str | None) -> dict[str, str]:
+    env = dict(os.environ, ATOMIC_CODING_AGENT_DIR=str(agent), PYTHONHASHSEED="0")
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    if src:
+        env["PYTHONPATH"] = src
+    return env
+
+
+def run_once(env: dict[str, str], cwd: Path) -> dict[str, object]:
+    out = subprocess.run([sys.executable, "-c", CODE], cwd=cwd, env=env, capture_output=True, text=True, check=True)
+    result: dict[str, object] = json.loads(out.stdout.strip().splitlines()[-1])
+    return result
+
+
+def instructions(env: dict[str, str], cwd: Path) -> int | None:
+    command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, "-c", CODE]
+    try:
+        out = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    found = re.search(r"Collected : (\d+)", out.stderr)
+    return int(found.group(1)) if found else None
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=21)
+    parser.add_argument("--src", help="also run this checkout (PYTHONPATH), alternating with this one")
+    parser.add_argument("--callgrind", action="store_true", help="count instructions with valgrind")
+    args = parser.parse_args()
+    agent, cwd = folders()
+    variants = {"this": env_for(agent, None)}
+    if args.src:
+        variants["src"] = env_for(agent, args.src)
+    cpu: dict[str, list[float]] = {name: [] for name in variants}
+    loaded: dict[str, object] = {}
+    for env in variants.values():
+        run_once(env, cwd)  # writes the bytecode caches
+    for _ in range(args.runs):
+        for name, env in variants.items():
+            result = run_once(env, cwd)
+            cpu[name].append(float(str(result["cpu"])) * 1000)
+            loaded[name] = result["loaded"]
+    for name in variants:
+        values = cpu[name]
+        print(f"{name}: CPU median {statistics.median(values):.0f} ms (min {min(values):.0f}, {len(values)} runs); "
+              f"optional modules imported: {loaded[name] or 'none'}")
+    if args.callgrind:
+        for name, env in variants.items():
+            count = instructions(env, cwd)
+            print(f"{name}: {count:,} instructions" if count else f"{name}: valgrind not available")
+    print(f"load average: {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
