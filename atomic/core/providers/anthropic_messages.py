@@ -51,11 +51,7 @@ def endpoint(request: StreamRequest) -> tuple[str, dict[str, str]]:
 
 def http_error(status: int, body: bytes, headers: Any, api_key: str | None) -> ProviderError:
     """A readable error for a non-200 answer: `400 invalid_request_error: <the server's message>`."""
-    text = body.decode("utf-8", errors="replace").strip()
-    try:
-        data = json.loads(text)
-    except ValueError:
-        data = None
+    text, data = http.read_error_body(body)
     error = data.get("error") if isinstance(data, dict) else None
     if isinstance(error, dict) and error.get("message"):
         text = f"{error.get('type') or 'error'}: {error['message']}"

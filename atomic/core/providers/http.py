@@ -11,6 +11,7 @@ so there is one pool per loop; every turn on that loop reuses its open connectio
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 import weakref
 from collections.abc import Mapping
@@ -95,6 +96,15 @@ def request_timeout(request: StreamRequest) -> Any:
     if request.timeout_s is not None:
         return httpx2.Timeout(request.timeout_s)
     return httpx2.Timeout(DEFAULT_TIMEOUT_S, connect=CONNECT_TIMEOUT_S)
+
+
+def read_error_body(body: bytes) -> tuple[str, Any]:
+    """An error answer's text (stripped) and its JSON value (None when it is not JSON)."""
+    text = body.decode("utf-8", errors="replace").strip()
+    try:
+        return text, json.loads(text)
+    except ValueError:
+        return text, None
 
 
 def status_error(

@@ -56,11 +56,7 @@ def endpoint(request: StreamRequest, path: str) -> tuple[str, dict[str, str]]:
 
 def http_error(status: int, body: bytes, headers: Any, api_key: str | None) -> ProviderError:
     """`429 rate_limit_exceeded: Rate limit reached…` for a non-200 answer."""
-    raw = body.decode("utf-8", errors="replace").strip()
-    try:
-        data = json.loads(raw)
-    except ValueError:
-        data = None
+    raw, data = http.read_error_body(body)
     error = data.get("error", data) if isinstance(data, dict) else None
     raw_message = f"{status} {raw or '(no body)'}"
     if isinstance(error, dict) and isinstance(error.get("message"), str):
