@@ -11,6 +11,10 @@ a `prompt` and prints (medians of --runs fresh processes):
   where the prompt comes right after the first answer (the warm-up still going on);
 - peak RSS idle (before any prompt).
 --src runs another checkout of the package (e.g. an older commit) with the same interpreter.
+--pi PATH runs pi's `pi` command (installed apart from the project, e.g. `npm install
+@mariozechner/pi-coding-agent@0.73.1` in a scratch folder) through exactly the same steps, each pi run
+right after the Atomic run of the same API and delay, and prints pi's figures and Atomic's ratio to them:
+the issue's targets are stated against pi on the same machine.
 """
 
 from __future__ import annotations
@@ -126,15 +130,16 @@ def peak_rss_kb(pid: int) -> int:
 
 
 class Proc:
-    def __init__(self, agent: Path, provider: str, src: str | None) -> None:
-        env = dict(os.environ, ATOMIC_CODING_AGENT_DIR=str(agent))
+    def __init__(self, agent: Path, provider: str, src: str | None, pi: str | None = None) -> None:
+        # Both agents read the same models.json from the same folder (pi's format is Atomic's).
+        env = dict(os.environ, ATOMIC_CODING_AGENT_DIR=str(agent), PI_CODING_AGENT_DIR=str(agent))
         if src:
             env["PYTHONPATH"] = src
+        program = [pi] if pi else [sys.executable, "-m", "atomic"]
         self.start = time.perf_counter()
         self.p = subprocess.Popen(
-            [sys.executable, "-m", "atomic", "--mode", "rpc", "--provider", provider, "--model", "bench-model",
-             "--no-session", "--no-tools"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=agent,
+            [*program, "--mode", "rpc", "--provider", provider, "--model", "bench-model", "--no-session", "--no-tools"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=agent,
         )
         self.lines: list[tuple[float, dict[str, Any]]] = []
         self.cond = threading.Condition()
@@ -182,8 +187,8 @@ def is_delta(o: dict[str, Any]) -> bool:
     return o.get("type") == "message_update" and o.get("assistantMessageEvent", {}).get("type") == "text_delta"
 
 
-def one_run(agent: Path, provider: str, delay: float, src: str | None) -> dict[str, float]:
-    proc = Proc(agent, provider, src)
+def one_run(agent: Path, provider: str, delay: float, src: str | None, pi: str | None = None) -> dict[str, float]:
+    proc = Proc(agent, provider, src, pi)
     proc.send({"id": "s0", "type": "get_state"})
     first_state = proc.wait_for(is_response("s0")) - proc.start
     time.sleep(delay)
@@ -212,12 +217,24 @@ def one_run(agent: Path, provider: str, delay: float, src: str | None) -> dict[s
             "poll": worst * 1000, "rss": rss_idle}
 
 
+def median(runs: list[dict[str, float]], key: str) -> float:
+    return statistics.median(r[key] for r in runs)
+
+
+def print_row(label: str, runs: list[dict[str, float]]) -> None:
+    print(f"{label:20} start->get_state {median(runs, 'state'):5.0f} ms | "
+          f"prompt->response {median(runs, 'ack'):5.1f} ms | prompt->first delta {median(runs, 'delta'):6.0f} ms | "
+          f"slowest get_state during it {median(runs, 'poll'):5.1f} ms | idle RSS {median(runs, 'rss'):.1f} MB")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--delay", type=float, default=2.0, help="seconds between start and the prompt")
     parser.add_argument("--src", help="run the package from this folder instead (PYTHONPATH)")
     parser.add_argument("--api", action="append", choices=list(APIS), help="only these APIs")
+    parser.add_argument("--pi", help="also run this `pi` command the same way, alternating with Atomic")
+    parser.add_argument("--no-immediate", action="store_true", help="skip the runs with the prompt at once")
     args = parser.parse_args()
     import compileall
 
@@ -231,17 +248,23 @@ def main() -> None:
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
     agent = write_agent_dir(server.server_address[1])
-    for delay in (args.delay, 0.0):
+    for delay in (args.delay,) if args.no_immediate else (args.delay, 0.0):
         print(f"-- prompt sent {delay:.1f} s after the first get_state answer (medians of {args.runs} runs)")
         for api in args.api or list(APIS):
-            runs = [one_run(agent, APIS[api], delay, args.src) for _ in range(args.runs)]
-
-            def med(key: str, runs: list[dict[str, float]] = runs) -> float:
-                return statistics.median(r[key] for r in runs)
-
-            print(f"{api:20} start->get_state {med('state'):5.0f} ms | prompt->response {med('ack'):5.1f} ms | "
-                  f"prompt->first delta {med('delta'):6.0f} ms | slowest get_state during it {med('poll'):5.1f} ms"
-                  f" | idle RSS {med('rss'):.1f} MB")
+            runs: list[dict[str, float]] = []
+            pi_runs: list[dict[str, float]] = []
+            for _ in range(args.runs):
+                runs.append(one_run(agent, APIS[api], delay, args.src))
+                if args.pi:
+                    pi_runs.append(one_run(agent, APIS[api], delay, None, args.pi))
+            print_row(api, runs)
+            if pi_runs:
+                print_row("  pi", pi_runs)
+                ratio = " | ".join(
+                    f"{label} {median(runs, key) / median(pi_runs, key):.2f}x"
+                    for key, label in (("state", "start->get_state"), ("delta", "prompt->first delta"))
+                )
+                print(f"  {'Atomic / pi':18} {ratio}")
     server.shutdown()
 
 
