@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from atomic.core.messages import BashExecutionMessage
-from atomic.rpc.wire_json import RawJson, dumps
+from atomic.rpc.wire_json import JsonPieces, dumps, joined_in_chunks
 
 if TYPE_CHECKING:
     from atomic.core.contract import (
@@ -197,20 +197,26 @@ def mcp_servers_json(servers: list[McpServerStatus], trust: TrustStatus | None) 
     return data
 
 
-def entries_json(lines: list[str], leaf_id: str | None) -> RawJson:
+def entries_json(lines: list[str], leaf_id: str | None) -> JsonPieces:
     """`get_entries` data from the stored lines: no parsing, no re-encoding, O(entries returned)."""
-    return RawJson(f'{{"entries":[{",".join(lines)}],"leafId":{dumps(leaf_id)}}}')
+    return JsonPieces(['{"entries":[', *joined_in_chunks(lines), f'],"leafId":{dumps(leaf_id)}}}'])
 
 
-def tree_json(tree: StoredTree) -> RawJson:
+# A closed entry without a label, and how many pieces of text make one chunk of a `get_tree` answer.
+_CLOSE = ("emit", "]}")
+_TREE_CHUNK = 4096
+
+
+def tree_json(tree: StoredTree) -> JsonPieces:
     """`get_tree` data, `{"tree":[{"entry","children","label"?,"labelTimestamp"?}],"leafId"}`.
 
     Built from the flat children index with an explicit stack, so a branch of any depth works,
-    and each entry is its stored line, spliced in as is.
+    and each entry is its stored line, spliced in as is (never copied into a piece of its own).
     """
     kids = tree.children
     labels = tree.labels
     lines = tree.lines
+    chunks: list[str] = []
     out: list[str] = ['{"tree":[']
     # Work items: an entry id to open (with the separator before it), or text to emit.
     stack: list[tuple[str, str]] = [("emit", "]")]
@@ -224,22 +230,28 @@ def tree_json(tree: StoredTree) -> RawJson:
         if kind == "emit":
             out.append(value)
             continue
-        out.append(f'{{"entry":{lines[value]},"children":[')
-        close = "]"
+        out += ('{"entry":', lines[value], ',"children":[')
         if value in labels:
             label, stamp = labels[value]
-            close += f',"label":{dumps(label)},"labelTimestamp":{dumps(stamp)}'
-        stack.append(("emit", close + "}"))
+            stack.append(("emit", f'],"label":{dumps(label)},"labelTimestamp":{dumps(stamp)}}}'))
+        else:
+            stack.append(_CLOSE)
         children = kids.get(value, [])
         for index in range(len(children) - 1, -1, -1):
             stack.append(("open", children[index]))
             if index:
                 stack.append(("emit", ","))
+        if len(out) >= _TREE_CHUNK:
+            chunks.append("".join(out))
+            out.clear()
     out.append(f',"leafId":{dumps(tree.leaf_id)}}}')
-    return RawJson("".join(out))
+    chunks.append("".join(out))
+    return JsonPieces(chunks)
 
 
-def messages_json(messages: list[StoredMessage]) -> RawJson:
-    """`get_messages` data: each stored message's own text from the file when known, else its dict."""
-    parts = [m if isinstance(m, str) else dumps(m) for m in messages]
-    return RawJson(f'{{"messages":[{",".join(parts)}]}}')
+def messages_json(messages: list[StoredMessage]) -> JsonPieces:
+    """`get_messages` data: each stored message's own text from the file when known, else its dict.
+
+    Left in chunks: the server writes a 50,000-message answer a chunk at a time.
+    """
+    return JsonPieces(['{"messages":[', *joined_in_chunks(messages), "]}"])

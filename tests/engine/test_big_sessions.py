@@ -143,14 +143,14 @@ async def test_messages_are_validated_only_when_the_engine_needs_them(
         state = session.get_state()
         assert state["messageCount"] == 200
         assert session.model is not None and session.model.id == "scripted-model"
-        data = json.loads(await handlers.get_messages(Engine(session, SessionOptions(cwd=tmp_path)), None, None))  # type: ignore[arg-type]
+        data = json.loads(dumps(await handlers.get_messages(Engine(session, SessionOptions(cwd=tmp_path)), None, None)))  # type: ignore[arg-type]
         assert [m["content"] for m in data["messages"][:2]] == ["question 0", [{"type": "text", "text": "answer 0"}]]
         assert calls["n"] == 0
         # Sent as stored: the exact text of each message in the file.
         stored = [json.dumps(json.loads(line)["message"], separators=(",", ":"))
                   for line in path.read_text(encoding="utf-8").splitlines()[2:]]
         sent = await handlers.get_messages(Engine(session, SessionOptions(cwd=tmp_path)), None, None)  # type: ignore[arg-type]
-        assert sent == '{"messages":[' + ",".join(stored) + "]}"
+        assert dumps(sent) == '{"messages":[' + ",".join(stored) + "]}"
         # The model needs them all: now each is validated, once.
         messages = session.messages()
         assert isinstance(messages[0], UserMessage) and isinstance(messages[1], AssistantMessage)

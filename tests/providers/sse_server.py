@@ -77,7 +77,12 @@ class ScriptedServer:
                 reply = (
                     server.replies.pop(0) if server.replies else Reply(status=500, body={"error": "no reply"})
                 )
-                server._send(self, reply)
+                try:
+                    server._send(self, reply)
+                except (BrokenPipeError, ConnectionResetError):
+                    # The client hung up mid-reply (it stops reading at an error event): not a failure.
+                    server.client_hung_up.set()
+                    self.close_connection = True
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True

@@ -1,4 +1,4 @@
-"""Chat Completions: the stream shapes real servers send, through the `openai` SDK and the assembler.
+"""Chat Completions: the stream shapes real servers send, through the provider and the assembler.
 
 Each fixture is a small hand-written reply in the shape one server family really sends (OpenAI,
 DeepSeek, Groq, Hugging Face, llama.cpp, Mistral, OpenRouter, xAI, Z.ai); each test checks the

@@ -1,4 +1,4 @@
-"""OpenAICompletionsProvider through the real `openai` SDK against a scripted SSE server."""
+"""OpenAICompletionsProvider (plain HTTP, no SDK) against a scripted SSE server."""
 
 from __future__ import annotations
 
@@ -281,7 +281,7 @@ async def test_thinking_level_map_string_overrides_effort(server: ScriptedServer
     assert server.requests[0].body["reasoning_effort"] == "none"
 
 
-async def test_429_is_transient_with_retry_after_ms_and_no_sdk_retry(server: ScriptedServer) -> None:
+async def test_429_is_transient_with_retry_after_ms_and_not_retried(server: ScriptedServer) -> None:
     body = {
         "error": {
             "message": "Rate limit reached for requests",

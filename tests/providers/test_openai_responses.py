@@ -1,4 +1,4 @@
-"""OpenAIResponsesProvider through the real `openai` SDK against a scripted SSE server."""
+"""OpenAIResponsesProvider (plain HTTP, no SDK) against a scripted SSE server."""
 
 from __future__ import annotations
 
@@ -372,7 +372,7 @@ async def test_response_failed_context_overflow(server: ScriptedServer) -> None:
     assert "exceeds the context window" in caught.value.message
 
 
-async def test_500_is_transient_and_not_retried_by_sdk(server: ScriptedServer) -> None:
+async def test_500_is_transient_and_not_retried(server: ScriptedServer) -> None:
     server.replies.append(
         Reply(status=503, body={"error": {"message": "upstream unavailable", "type": "server_error"}})
     )

@@ -1,4 +1,4 @@
-"""Responses API: the stream shapes real servers send, through the `openai` SDK and the assembler.
+"""Responses API: the stream shapes real servers send, through the provider and the assembler.
 
 Small hand-written replies in the shapes of OpenAI (summaries, encrypted reasoning, reasoning
 without encrypted content, parallel calls, web search, incomplete, errors), DeepSeek and

@@ -187,7 +187,7 @@ class Engine:
     def stored_messages(self) -> list[StoredMessage]:
         """The context's messages as stored: each one's JSON text from the session file, or its dict
         when it has no stored text yet (nothing is parsed or validated)."""
-        return [item.stored_json or item.wire for item in self._s.context_items]
+        return [item.stored() for item in self._s.context_items]
 
     def last_assistant_text(self) -> str | None:
         """The text of the last assistant answer that did not fail, None when there is none."""

@@ -41,7 +41,7 @@ from atomic.core.providers.base import (
     ToolCallStart,
     UsageUpdate,
 )
-from atomic.core.providers.errors import classify_error, classify_status, scrub_secret, stream_ended_early
+from atomic.core.providers.errors import classify_status, stream_ended_early
 
 _FINISH_REASONS = {
     "stop": "stop",
@@ -89,7 +89,8 @@ def usage_from_chunk(raw: dict[str, Any], timings: Any = None) -> Usage:
     )
 
 
-def _error_message(error: Any) -> tuple[str, int | None]:
+def error_text(error: Any) -> tuple[str, int | None]:
+    """`code: message (upstream words)` and the status an error object names (chunks and HTTP bodies)."""
     if not isinstance(error, dict):
         return str(error), None
     message = error.get("message")
@@ -108,18 +109,8 @@ def _error_message(error: Any) -> tuple[str, int | None]:
 
 
 def stream_error(error: Any) -> ProviderError:
-    text, status = _error_message(error)
+    text, status = error_text(error)
     return ProviderError(text, kind=classify_status(status, text), status=status)
-
-
-def classify_openai_error(exc: BaseException, api_key: str | None) -> ProviderError:
-    """`classify_error`, with an HTTP error's text taken from the server's error object when it has one."""
-    error = classify_error(exc, api_key=api_key)
-    body = getattr(exc, "body", None)  # the SDK's parsed error body (a foreign object)
-    if error.status is not None and isinstance(body, dict) and isinstance(body.get("message"), str):
-        text, _ = _error_message(body)
-        error.message = scrub_secret(f"{error.status} {text}", api_key)
-    return error
 
 
 def _merge_detail(merged: dict[int, dict[str, Any]], detail: Any, position: int) -> str:

@@ -1,10 +1,12 @@
-"""OpenAI Chat Completions (and every OpenAI-compatible server) through the `openai` SDK.
+"""OpenAI Chat Completions (and every OpenAI-compatible server): `POST …/chat/completions`, streamed.
 
 Servers differ in small ways; compat switches select the variant (`atomic.core.models.compat`
 infers them from the provider and base URL, `model.compat` overrides; docs/models.md lists
 them): `supportsDeveloperRole`, `supportsReasoningEffort`, `maxTokensField`,
 `supportsUsageInStreaming`, `requiresToolResultName`, `thinkingFormat`, `replayReasoning` and
-`requiresReasoningContentOnAssistantMessages`. The SSE lines are mapped in `completions_stream`.
+`requiresReasoningContentOnAssistantMessages`. The request goes out over plain HTTP
+(`openai_http.py`: URL, headers, errors as the `openai` SDK built them) and the SSE lines are
+mapped in `completions_stream`.
 """
 
 from __future__ import annotations
@@ -26,26 +28,15 @@ from atomic.core.messages import (
 )
 from atomic.core.models.compat import completions_compat
 from atomic.core.providers.base import ProviderEvent, StreamRequest
-from atomic.core.providers.completions_stream import CompletionsStream, classify_openai_error
+from atomic.core.providers.completions_stream import CompletionsStream
+from atomic.core.providers.errors import classify_error
 from atomic.core.providers.history import from_same_model, normalize_history
+from atomic.core.providers.http import close
+from atomic.core.providers.openai_http import open_stream
 from atomic.core.providers.sse import iter_sse_data
 from atomic.core.providers.thinking_params import completions_params, default_max_tokens
 
 API = "openai-completions"
-
-# Keys the SDK knows as keyword arguments; every other body key goes through extra_body.
-_SDK_KEYS = frozenset(
-    {
-        "model",
-        "messages",
-        "stream",
-        "stream_options",
-        "max_tokens",
-        "max_completion_tokens",
-        "tools",
-        "reasoning_effort",
-    }
-)
 
 _UNSAFE_ID_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
 
@@ -222,80 +213,30 @@ def build_body(request: StreamRequest) -> dict[str, Any]:
     return body
 
 
-def sdk_arguments(body: dict[str, Any]) -> dict[str, Any]:
-    """Split the body into SDK keyword arguments plus `extra_body` for non-standard keys."""
-    arguments = {k: v for k, v in body.items() if k in _SDK_KEYS}
-    extra = {k: v for k, v in body.items() if k not in _SDK_KEYS}
-    if extra:
-        arguments["extra_body"] = extra
-    return arguments
-
-
 # ----------------------------------------------------------------------------- provider
-
-
-def warm_up() -> None:
-    """Load what the first request needs, off the event loop (called from the warm-up thread): the
-    resource modules the client imports on first access, the SDK's per-type request transform, the
-    HTTP stack's lazily imported modules and a connection pool."""
-    from openai._utils import maybe_transform
-    from openai.resources.chat.completions import AsyncCompletions  # noqa: F401
-    from openai.types.chat import completion_create_params
-
-    from atomic.core.providers.clients import warm_openai_sdk
-
-    warm_openai_sdk()
-    sample = {
-        "model": "m", "stream": True, "stream_options": {"include_usage": True},
-        "messages": [{"role": "system", "content": "s"}, {"role": "user", "content": [{"type": "text", "text": "u"}]},
-                     {"role": "assistant", "content": "a", "tool_calls": [
-                         {"id": "c", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
-                     {"role": "tool", "tool_call_id": "c", "content": "r"}],
-        "tools": [{"type": "function", "function": {"name": "f", "description": "d", "parameters": {}}}],
-    }
-    maybe_transform(sample, completion_create_params.CompletionCreateParamsStreaming)
-
-
-def make_openai_client(request: StreamRequest) -> Any:
-    from openai import AsyncOpenAI
-
-    options: dict[str, Any] = {
-        # Local servers (Ollama, llama.cpp) need no key, but the SDK insists on one.
-        "api_key": request.api_key or "no-key",
-        "max_retries": 0,
-        "default_headers": dict(request.headers),
-    }
-    if request.model.base_url:
-        options["base_url"] = request.model.base_url
-    if request.timeout_s is not None:
-        options["timeout"] = request.timeout_s
-    # One client per key / base URL / headers, sharing a connection pool: callers never close it.
-    from atomic.core.providers.clients import cached_client
-
-    return cached_client("openai", options, AsyncOpenAI)
 
 
 class OpenAICompletionsProvider:
     """`Provider` for api "openai-completions"."""
 
     async def stream(self, request: StreamRequest) -> AsyncIterator[ProviderEvent]:
+        response: Any = None
         try:
-            client = make_openai_client(request)
-            # The SDK sends the request (auth, base URL, headers, status errors); the SSE lines are read
-            # raw because building a pydantic chunk model per delta costs more than everything else.
-            raw = client.chat.completions.with_streaming_response.create(**sdk_arguments(build_body(request)))
-            async with raw as response:
-                state = CompletionsStream()
-                events = iter_sse_data(response.iter_bytes())
-                async for data in events:
-                    for event in state.feed(data):
-                        yield event
-                    if state.done:
-                        break
-                # Read to the end of the body (as the SDK does) so the connection goes back to the pool.
-                async for _data in events:
-                    pass
+            response = await open_stream(request, "chat/completions", build_body(request))
+            state = CompletionsStream()
+            events = iter_sse_data(response.aiter_bytes())
+            async for data in events:
+                for event in state.feed(data):
+                    yield event
+                if state.done:
+                    break
+            # Read to the end of the body (as the SDK did) so the connection goes back to the pool.
+            async for _data in events:
+                pass
             for event in state.finish():
                 yield event
         except Exception as exc:  # CancelledError / GeneratorExit are BaseException: they pass through
-            raise classify_openai_error(exc, request.api_key) from exc
+            raise classify_error(exc, api_key=request.api_key) from exc
+        finally:
+            if response is not None:
+                await close(response)

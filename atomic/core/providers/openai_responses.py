@@ -1,4 +1,4 @@
-"""OpenAI Responses API through the `openai` SDK (`client.responses.create(stream=True)`).
+"""OpenAI Responses API: `POST …/responses` with `stream: true`, over plain HTTP (`openai_http.py`).
 
 Requests are stateless (`store: false`). Reasoning comes back as summaries or reasoning text
 (thinking blocks) plus encrypted content; the reasoning item is kept as the thinking signature
@@ -22,9 +22,10 @@ from atomic.core.messages import (
     UserMessage,
 )
 from atomic.core.providers.base import ProviderEvent, StreamRequest
-from atomic.core.providers.completions_stream import classify_openai_error
+from atomic.core.providers.errors import classify_error
 from atomic.core.providers.history import from_same_model, normalize_history
-from atomic.core.providers.openai_completions import make_openai_client
+from atomic.core.providers.http import close
+from atomic.core.providers.openai_http import open_stream
 from atomic.core.providers.responses_stream import ResponsesStream
 from atomic.core.providers.sse import iter_sse_data
 from atomic.core.providers.thinking_params import default_max_tokens, responses_params
@@ -162,7 +163,7 @@ def convert_input(request: StreamRequest) -> list[dict[str, Any]]:
 
 
 def build_body(request: StreamRequest) -> dict[str, Any]:
-    """Keyword arguments for `client.responses.create` (all are SDK parameters)."""
+    """The JSON body (every key a documented Responses API parameter)."""
     model = request.model
     body: dict[str, Any] = {
         "model": model.id,
@@ -197,42 +198,21 @@ def build_body(request: StreamRequest) -> dict[str, Any]:
 # ----------------------------------------------------------------------------- provider
 
 
-def warm_up() -> None:
-    """Load what the first request needs, off the event loop (called from the warm-up thread): the
-    resource modules the client imports on first access, the SDK's per-type request transform, the
-    HTTP stack's lazily imported modules and a connection pool."""
-    from openai._utils import maybe_transform
-    from openai.resources.responses import AsyncResponses  # noqa: F401
-    from openai.types.responses import response_create_params
-
-    from atomic.core.providers.clients import warm_openai_sdk
-
-    warm_openai_sdk()
-    sample = {
-        "model": "m", "stream": True, "instructions": "s", "store": False,
-        "input": [{"role": "user", "content": [{"type": "input_text", "text": "u"}]},
-                  {"type": "function_call", "call_id": "c", "name": "f", "arguments": "{}"},
-                  {"type": "function_call_output", "call_id": "c", "output": "r"}],
-        "tools": [{"type": "function", "name": "f", "description": "d", "parameters": {}, "strict": False}],
-    }
-    maybe_transform(sample, response_create_params.ResponseCreateParamsStreaming)
-
-
 class OpenAIResponsesProvider:
     """`Provider` for api "openai-responses"."""
 
     async def stream(self, request: StreamRequest) -> AsyncIterator[ProviderEvent]:
+        response: Any = None
         try:
-            client = make_openai_client(request)
-            # The SDK sends the request (auth, base URL, headers, status errors); the SSE lines are read
-            # raw because building a pydantic event model per delta costs more than everything else.
-            raw = client.responses.with_streaming_response.create(**build_body(request))
-            async with raw as response:
-                state = ResponsesStream()
-                async for data in iter_sse_data(response.iter_bytes()):
-                    for out in state.feed(data):
-                        yield out
+            response = await open_stream(request, "responses", build_body(request))
+            state = ResponsesStream()
+            async for data in iter_sse_data(response.aiter_bytes()):
+                for out in state.feed(data):
+                    yield out
             for out in state.finish():
                 yield out
         except Exception as exc:  # CancelledError / GeneratorExit are BaseException: they pass through
-            raise classify_openai_error(exc, request.api_key) from exc
+            raise classify_error(exc, api_key=request.api_key) from exc
+        finally:
+            if response is not None:
+                await close(response)

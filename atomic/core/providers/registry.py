@@ -1,9 +1,9 @@
-"""The APIs Atomic speaks, declared once: api name -> how to build its provider, how to warm its SDK up,
+"""The APIs Atomic speaks, declared once: api name -> how to build its provider, how to warm it up,
 which function turns a thinking level into its request parameters, and whether it needs an API key.
 
-Built-in providers load on first use so start-up never imports an SDK. The `Api` Literal
-(model_types.py) and models.json's KNOWN_APIS name the same apis; tests/providers/test_api_table.py
-keeps the three in step.
+Built-in providers load on first use, so start-up imports none of them (and none imports an SDK).
+The `Api` Literal (model_types.py) and models.json's KNOWN_APIS name the same apis;
+tests/providers/test_api_table.py keeps the three in step.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ class ApiSpec:
     """One API: `create` builds its provider (importing its module only then)."""
 
     create: Callable[[], Provider]
-    # Loads what the first request needs (the SDK, a connection pool) in a warm-up thread, never on the
-    # event loop (see clients.py); None when there is nothing heavy to load.
+    # Loads what the first request needs (its modules, a connection pool) in a warm-up thread, never on the
+    # event loop (see warmup.py); None when there is nothing heavy to load.
     warm_up: Callable[[], None] | None
     # Thinking level -> request parameters (thinking_params.py); None when the api takes none.
     thinking_params: Callable[..., dict[str, Any]] | None
@@ -54,29 +54,11 @@ def _scripted() -> Provider:
     return ScriptedProvider()
 
 
-def _warm_anthropic() -> None:
-    from atomic.core.providers import anthropic_messages
-
-    anthropic_messages.warm_up()
-
-
-def _warm_openai_completions() -> None:
-    from atomic.core.providers import openai_completions
-
-    openai_completions.warm_up()
-
-
-def _warm_openai_responses() -> None:
-    from atomic.core.providers import openai_responses
-
-    openai_responses.warm_up()
-
-
 def warm_turn_models() -> None:
     """Build the validators of the message and event models now, in the warm-up thread.
 
     They are built on first use (so start-up does not pay for them), and the first prompt used ten
-    of them on the event loop: ~100 ms before its first delta, the SDK long since warm.
+    of them on the event loop: ~100 ms before its first delta, the HTTP stack long since warm.
     """
     from pydantic import BaseModel
 
@@ -93,20 +75,29 @@ def warm_turn_models() -> None:
                 value.model_rebuild()
 
 
-def _with_turn_models(warm: Callable[[], None]) -> Callable[[], None]:
-    def warm_all() -> None:
-        warm()
+def _warm_http(module: str) -> Callable[[], None]:
+    """The warm-up of a built-in provider (each speaks HTTP itself, no SDK): its modules, the HTTP
+    stack with a prebuilt pool (providers/http.py) and the turn models' validators."""
+
+    def warm() -> None:
+        import importlib
+
+        from atomic.core.providers import http
+
+        importlib.import_module(module)
+        http.warm_up()
         warm_turn_models()
 
-    return warm_all
+    return warm
 
 
 APIS: dict[str, ApiSpec] = {
-    "anthropic-messages": ApiSpec(_anthropic, _with_turn_models(_warm_anthropic), thinking_params.anthropic_params),
+    "anthropic-messages": ApiSpec(
+        _anthropic, _warm_http("atomic.core.providers.anthropic_messages"), thinking_params.anthropic_params),
     "openai-completions": ApiSpec(
-        _openai_completions, _with_turn_models(_warm_openai_completions), thinking_params.completions_params),
+        _openai_completions, _warm_http("atomic.core.providers.openai_completions"), thinking_params.completions_params),
     "openai-responses": ApiSpec(
-        _openai_responses, _with_turn_models(_warm_openai_responses), thinking_params.responses_params),
+        _openai_responses, _warm_http("atomic.core.providers.openai_responses"), thinking_params.responses_params),
     # Tests, snapshots and demos: a session gives it its own script (SessionOptions.scripted or a script file).
     "scripted": ApiSpec(_scripted, None, None, needs_api_key=False),
 }
@@ -149,11 +140,11 @@ def get_provider(api: str) -> Provider:
 
 
 def start_provider_warmup(api: str) -> None:
-    """Load a built-in provider's SDK in a daemon thread (no-op for other apis or when started)."""
+    """Warm a built-in provider up in a daemon thread (no-op for other apis or when started)."""
     spec = APIS.get(api)
     warm = spec.warm_up if spec is not None else None
     if warm is not None and api not in _registered:
-        from atomic.core.providers.clients import start_warmup
+        from atomic.core.providers.warmup import start_warmup
 
         start_warmup(api, warm)
 
@@ -164,6 +155,6 @@ async def ensure_provider_ready(api: str) -> None:
     warm = spec.warm_up if spec is not None else None
     if warm is None or api in _registered:
         return
-    from atomic.core.providers.clients import start_warmup, wait_warmup
+    from atomic.core.providers.warmup import start_warmup, wait_warmup
 
     await wait_warmup(start_warmup(api, warm))

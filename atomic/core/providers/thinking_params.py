@@ -125,8 +125,8 @@ def _budget_for(model: Model, level: str, overrides: dict[str, int] | None) -> i
 def completions_params(model: Model, level: str) -> dict[str, Any]:
     """Reasoning parameters for chat.completions, shaped by `compat.thinkingFormat`.
 
-    Returns body keys; non-standard ones (enable_thinking, reasoning, thinking,
-    chat_template_kwargs) are sent through the SDK's extra_body by the caller.
+    Returns body keys, standard or not (enable_thinking, reasoning, thinking,
+    chat_template_kwargs): the caller puts them all in the JSON body.
     """
     if not model.reasoning:
         return {}

@@ -1,5 +1,5 @@
-"""SDK clients are built once per key / base URL and keep their connection across turns; the provider
-warm-up runs in a thread and is awaited without blocking the event loop."""
+"""Every provider's turns share one connection pool per event loop and keep their connection across
+turns; the provider warm-up runs in a thread and is awaited without blocking the event loop."""
 
 from __future__ import annotations
 
@@ -9,10 +9,11 @@ from typing import Any
 
 import pytest
 
-from atomic.core.providers import clients, registry
+from atomic.core.providers import http, registry, warmup
 from atomic.core.providers.anthropic_messages import AnthropicMessagesProvider
 from atomic.core.providers.base import TextDelta
 from atomic.core.providers.openai_completions import OpenAICompletionsProvider
+from atomic.core.providers.openai_responses import OpenAIResponsesProvider
 from tests.providers.conftest import collect, make_model, make_request
 from tests.providers.sse_server import Reply, ScriptedServer
 
@@ -23,6 +24,19 @@ def completions_reply(text: str) -> Reply:
         (None, dict(base, choices=[{"index": 0, "delta": {"content": text}, "finish_reason": None}])),
         (None, dict(base, choices=[{"index": 0, "delta": {}, "finish_reason": "stop"}])),
         (None, "[DONE]"),
+    ])
+
+
+def responses_reply(text: str) -> Reply:
+    item = {"type": "message", "id": "msg_1", "role": "assistant", "status": "in_progress", "content": []}
+    done = dict(item, status="completed", content=[{"type": "output_text", "text": text, "annotations": []}])
+    return Reply(events=[
+        ("response.created", {"type": "response.created", "response": {"id": "resp_1", "status": "in_progress"}}),
+        ("response.output_item.added", {"type": "response.output_item.added", "output_index": 0, "item": item}),
+        ("response.output_text.delta", {"type": "response.output_text.delta", "item_id": "msg_1",
+                                        "output_index": 0, "content_index": 0, "delta": text}),
+        ("response.output_item.done", {"type": "response.output_item.done", "output_index": 0, "item": done}),
+        ("response.completed", {"type": "response.completed", "response": {"id": "resp_1", "status": "completed"}}),
     ])
 
 
@@ -46,19 +60,30 @@ def texts(events: list[Any]) -> str:
     return "".join(e.delta for e in events if isinstance(e, TextDelta))
 
 
-async def test_completions_reuse_one_client_and_one_connection(server: ScriptedServer) -> None:
+async def test_completions_reuse_one_pool_and_one_connection(server: ScriptedServer) -> None:
     provider = OpenAICompletionsProvider()
     model = make_model(server.url, api="openai-completions")
     server.replies += [completions_reply("one"), completions_reply("two"), completions_reply("three")]
     assert texts(await collect(provider, make_request(model))) == "one"
+    pool = http.http_pool()
     assert texts(await collect(provider, make_request(model))) == "two"
-    assert clients.cached_client_count() == 1
     first, second = server.requests[0], server.requests[1]
     assert first.client_port == second.client_port  # the second turn reused the open connection
-    # Another key is another client (its own auth header), still on the same connection pool.
+    # Another key is only another auth header, on the same pool and connection.
     assert texts(await collect(provider, make_request(model, api_key="sk-other"))) == "three"
-    assert clients.cached_client_count() == 2
     assert server.requests[2].headers["authorization"] == "Bearer sk-other"
+    assert server.requests[2].client_port == first.client_port
+    assert http.http_pool() is pool
+
+
+async def test_responses_reuse_the_connection_and_share_the_pool_with_completions(server: ScriptedServer) -> None:
+    server.replies += [completions_reply("one"), responses_reply("two"), responses_reply("three")]
+    completions = make_model(server.url, api="openai-completions")
+    responses = make_model(server.url, api="openai-responses")
+    assert texts(await collect(OpenAICompletionsProvider(), make_request(completions))) == "one"
+    assert texts(await collect(OpenAIResponsesProvider(), make_request(responses))) == "two"
+    assert texts(await collect(OpenAIResponsesProvider(), make_request(responses))) == "three"
+    assert len({request.client_port for request in server.requests}) == 1
 
 
 async def test_anthropic_reuses_its_connection(server: ScriptedServer) -> None:
@@ -79,7 +104,7 @@ async def test_waiting_for_the_warm_up_never_blocks_the_loop(monkeypatch: pytest
         loaded.append("sdk")
 
     monkeypatch.setitem(registry.APIS, "slow-api", registry.ApiSpec(registry.APIS["openai-responses"].create, slow_import, None))
-    monkeypatch.setattr(clients, "_warmups", {})
+    monkeypatch.setattr(warmup, "_warmups", {})
     waiter = asyncio.ensure_future(registry.ensure_provider_ready("slow-api"))
     ticks = 0
     for _ in range(5):  # the loop keeps serving while the warm-up thread is busy
@@ -99,13 +124,13 @@ async def test_a_failed_warm_up_leaves_the_error_to_the_provider(monkeypatch: py
         raise ImportError("no such SDK")
 
     monkeypatch.setitem(registry.APIS, "broken-api", registry.ApiSpec(registry.APIS["openai-responses"].create, broken, None))
-    monkeypatch.setattr(clients, "_warmups", {})
+    monkeypatch.setattr(warmup, "_warmups", {})
     await asyncio.wait_for(registry.ensure_provider_ready("broken-api"), 10)  # returns; does not raise
 
 
 async def test_warm_up_starts_for_the_configured_provider_only(monkeypatch: pytest.MonkeyPatch) -> None:
     started: list[str] = []
-    monkeypatch.setattr(clients, "start_warmup", lambda api, warm: started.append(api))
+    monkeypatch.setattr(warmup, "start_warmup", lambda api, warm: started.append(api))
     registry.start_provider_warmup("openai-responses")
     registry.start_provider_warmup("scripted")  # not a built-in SDK provider: nothing to load
     assert started == ["openai-responses"]

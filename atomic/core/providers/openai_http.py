@@ -1,0 +1,79 @@
+"""What both OpenAI APIs send besides their body: the URL, the headers and the error for a non-200
+answer, as the official `openai` SDK built them (it is no longer on the request path: its import
+cost 0.2-0.4 s of CPU idle and over a second under load, see docs/performance.md).
+
+- Base URL: the model's, else `OPENAI_BASE_URL`, else `https://api.openai.com/v1`; the API path is
+  appended to it (`…/v1` + `/chat/completions`), a query string of the base stays at the end.
+- Headers: `Authorization: Bearer <key>` (a placeholder key for local servers that need none, as the
+  SDK insisted on one), JSON content type, `OpenAI-Organization` / `OpenAI-Project` from
+  `OPENAI_ORG_ID` / `OPENAI_PROJECT_ID`, the `OPENAI_CUSTOM_HEADERS` lines ("Name: value"), then the
+  model's own headers, which win (a models.json `Authorization` replaces the bearer key).
+- Errors: `<status> <code>: <message>` from the body's `error` object (OpenRouter adds the upstream
+  provider's words), else the status and the raw body; Retry-After / retry-after-ms kept.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from atomic.core.providers import http
+from atomic.core.providers.base import ProviderError, StreamRequest
+from atomic.core.providers.completions_stream import error_text
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+# Local servers (Ollama, llama.cpp) take any key; an empty bearer token would be malformed.
+PLACEHOLDER_KEY = "no-key"
+
+
+def _environment_headers() -> dict[str, str]:
+    headers: dict[str, str] = {}
+    organization = os.environ.get("OPENAI_ORG_ID")
+    if organization:
+        headers["OpenAI-Organization"] = organization
+    project = os.environ.get("OPENAI_PROJECT_ID")
+    if project:
+        headers["OpenAI-Project"] = project
+    for line in os.environ.get("OPENAI_CUSTOM_HEADERS", "").split("\n"):
+        name, colon, value = line.partition(":")
+        if colon and name.strip():
+            headers[name.strip()] = value.strip()
+    return headers
+
+
+def endpoint(request: StreamRequest, path: str) -> tuple[str, dict[str, str]]:
+    """The URL for `path` (e.g. "chat/completions") and the request headers."""
+    base = request.model.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+    headers = {
+        "authorization": f"Bearer {request.api_key or PLACEHOLDER_KEY}",
+        "content-type": "application/json",
+        "accept": "application/json",
+    }
+    headers = http.merge_headers(http.merge_headers(headers, _environment_headers()), request.headers)
+    return http.join_url(base, path), headers
+
+
+def http_error(status: int, body: bytes, headers: Any, api_key: str | None) -> ProviderError:
+    """`429 rate_limit_exceeded: Rate limit reached…` for a non-200 answer."""
+    raw, data = http.read_error_body(body)
+    error = data.get("error", data) if isinstance(data, dict) else None
+    raw_message = f"{status} {raw or '(no body)'}"
+    if isinstance(error, dict) and isinstance(error.get("message"), str):
+        text, _ = error_text(error)
+        # The kind still comes from the whole body: a `code` such as context_length_exceeded counts.
+        return http.status_error(status, f"{status} {text}", headers, api_key, kind_text=raw_message)
+    return http.status_error(status, raw_message, headers, api_key)
+
+
+async def open_stream(request: StreamRequest, path: str, body: dict[str, Any]) -> Any:
+    """POST the JSON body to the API path; the 200 response to read (the caller closes it)."""
+    url, headers = endpoint(request, path)
+    response = await http.post_stream(request, url, headers, json.dumps(body).encode())
+    if response.status_code != 200:
+        try:
+            error = http_error(response.status_code, await response.aread(), response.headers, request.api_key)
+        finally:
+            await http.close(response)
+        raise error
+    return response
