@@ -22,6 +22,8 @@ Method
   streamed by the scripted provider in 32-char chunks with a 1 ms delay; (b) a 5,000-entry session
   (2,500 user + 2,500 assistant messages) opened with SessionOptions(session=path).
 Targets (issue 7): first paint < 400 ms, keypress echo < 16 ms in both scenarios.
+Typing while the first prompt runs on a real provider (issue 12, < 50 ms) is measured by
+benchmarks/tui_first_prompt_bench.py, with the same echo method in a fresh process per run.
 """
 
 from __future__ import annotations

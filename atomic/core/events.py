@@ -1,7 +1,5 @@
 """Engine events. Their `to_wire()` JSON is exactly what the RPC protocol streams on stdout."""
 
-from __future__ import annotations
-
 from typing import Any, ClassVar, Literal
 
 from pydantic import Field

@@ -1,7 +1,5 @@
 """Typed conversation messages, exactly as the RPC protocol shows them on the wire."""
 
-from __future__ import annotations
-
 import functools
 import time
 from typing import Annotated, Any, ClassVar, Literal

@@ -1,7 +1,5 @@
 """The Model object, exactly as `get_available_models` and `get_state` show it."""
 
-from __future__ import annotations
-
 from typing import Any, Literal
 
 from pydantic import Field

@@ -8,8 +8,6 @@ change only the keys asked for (re-read under a lock, so a concurrent writer's k
 written by write-then-rename. Unknown keys are kept.
 """
 
-from __future__ import annotations
-
 import copy
 import json
 from collections.abc import Iterator

@@ -4,8 +4,6 @@ Fields listed in ``_keep_null`` are written as ``null`` instead of being dropped
 protocol shows them explicitly (for example ``fullOutputPath`` or ``firstKeptEntryId``).
 """
 
-from __future__ import annotations
-
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, model_serializer

@@ -5,8 +5,6 @@ number, echoed byte for byte for numbers with a fraction or exponent) and anythi
 so `true` can never come back as `1` and `2.50` never as `2.5`.
 """
 
-from __future__ import annotations
-
 import json
 from collections.abc import Mapping
 from typing import Any, Literal, get_args
@@ -22,7 +20,7 @@ class JsonNumber(float):
     __slots__ = ("text",)
     text: str
 
-    def __new__(cls, text: str) -> JsonNumber:
+    def __new__(cls, text: str) -> "JsonNumber":
         number = super().__new__(cls, float(text))
         number.text = text
         return number

@@ -7,26 +7,28 @@ the order the protocol documents.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from atomic.core.contract import (
-    AuthStatus,
-    CommandInfo,
-    ContextUsage,
-    ForkMessage,
-    LogoutResult,
-    McpServerStatus,
-    ModelCycle,
-    QueueSnapshot,
-    SessionState,
-    SessionStats,
-    StoredMessage,
-    StoredTree,
-    ThinkingLevelChange,
-    TrustStatus,
-)
 from atomic.core.messages import BashExecutionMessage
 from atomic.rpc.wire_json import JsonPieces, dumps, joined_in_chunks
+
+if TYPE_CHECKING:
+    from atomic.core.contract import (
+        AuthStatus,
+        CommandInfo,
+        ContextUsage,
+        ForkMessage,
+        LogoutResult,
+        McpServerStatus,
+        ModelCycle,
+        QueueSnapshot,
+        SessionState,
+        SessionStats,
+        StoredMessage,
+        StoredTree,
+        ThinkingLevelChange,
+        TrustStatus,
+    )
 
 
 def state_json(state: SessionState, trust: TrustStatus | None) -> dict[str, Any]:

@@ -24,45 +24,16 @@ the session file writer. tests/contract/test_frontends_use_the_contract.py keeps
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from atomic.core.contract.engine import BashChunk, Engine, StreamingBehavior, TrustChoice, open_engine
-from atomic.core.contract.records import (
-    AuthStatus,
-    CommandInfo,
-    CompactionOutcome,
-    ContextUsage,
-    ForkMessage,
-    ForkResult,
-    LogoutResult,
-    McpServerStatus,
-    ModelCycle,
-    ModelFallback,
-    ProviderAuth,
-    QueueSnapshot,
-    SessionState,
-    SessionStats,
-    SessionSummary,
-    SessionTree,
-    SkippedResources,
-    StoredMessage,
-    StoredTree,
-    ThinkingLevelChange,
-    TokenTotals,
-    TreeNode,
-    TrustStatus,
-)
-from atomic.core.contract.sessions import (
-    find_session_file,
-    has_usable_model,
-    list_session_summaries,
-    session_folder,
-)
+from atomic.core.contract.state import ModelFallback, SessionState, SkippedResources, TrustStatus
 from atomic.core.engine.compaction_runner import CompactionFailed
 from atomic.core.engine.factory import StartupError
 from atomic.core.engine.options import SessionOptions
 from atomic.core.engine.session import PromptRejected
 from atomic.core.extensions.events import ExtensionUiRequest
 from atomic.core.extensions.ui import UiAnswer, UiAnswerError, check_answer
-from atomic.core.mcp.config import parse_acp_servers
 from atomic.core.model_types import Model
 from atomic.core.permissions import (
     PERMISSION_MODES,
@@ -72,10 +43,66 @@ from atomic.core.permissions import (
     PermissionMode,
     needs_approval,
 )
-from atomic.core.project_offer import ProjectOffer
 from atomic.core.settings import Settings
 from atomic.core.tools.base import EditorFiles, FileChange, ToolError
 from atomic.core.trust import HOW_TO_TRUST, ProjectTrust, trust_change_message
+
+if TYPE_CHECKING:
+    from atomic.core.contract.records import (
+        AuthStatus,
+        CommandInfo,
+        CompactionOutcome,
+        ContextUsage,
+        ForkMessage,
+        ForkResult,
+        LogoutResult,
+        McpServerStatus,
+        ModelCycle,
+        ProviderAuth,
+        QueueSnapshot,
+        SessionStats,
+        SessionSummary,
+        SessionTree,
+        StoredMessage,
+        StoredTree,
+        ThinkingLevelChange,
+        TokenTotals,
+        TreeNode,
+    )
+    from atomic.core.contract.sessions import (
+        find_session_file,
+        has_usable_model,
+        list_session_summaries,
+        session_folder,
+    )
+    from atomic.core.mcp.config import parse_acp_servers
+    from atomic.core.project_offer import ProjectOffer
+
+# Loaded on first use (PEP 562), not at start-up: the RPC server's first answer needs none of them,
+# and defining the records alone took about 5% of the time from start to that answer.
+_LAZY_MODULES = {
+    "atomic.core.contract.records": (
+        "AuthStatus CommandInfo CompactionOutcome ContextUsage ForkMessage ForkResult LogoutResult McpServerStatus "
+        "ModelCycle ProviderAuth QueueSnapshot SessionStats SessionSummary SessionTree StoredMessage StoredTree "
+        "ThinkingLevelChange TokenTotals TreeNode"
+    ),
+    "atomic.core.contract.sessions": "find_session_file has_usable_model list_session_summaries session_folder",
+    "atomic.core.mcp.config": "parse_acp_servers",
+    "atomic.core.project_offer": "ProjectOffer",
+}
+_LAZY = {name: module for module, names in _LAZY_MODULES.items() for name in names.split()}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = vars(importlib.import_module(module))[name]
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "HOW_TO_TRUST",

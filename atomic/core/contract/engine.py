@@ -3,38 +3,18 @@
 A small facade over `AgentSession`: typed arguments, frozen snake_case records back (records.py),
 typed events to `subscribe`. Frontends never reach the session store, the model registry, the
 queues or the settings manager; when they need something new, it becomes a method here.
+
+Records other than the start-up ones (state.py) are imported in the methods that build them:
+defining them all took about 5% of the time from start to the first answer.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from atomic.core.contract import convert
-from atomic.core.contract.records import (
-    CommandInfo,
-    CompactionOutcome,
-    ContextUsage,
-    ForkMessage,
-    ForkResult,
-    LogoutResult,
-    McpServerStatus,
-    ModelCycle,
-    ModelFallback,
-    ProviderAuth,
-    QueueSnapshot,
-    SessionState,
-    SessionStats,
-    SessionSummary,
-    SessionTree,
-    SkippedResources,
-    StoredMessage,
-    StoredTree,
-    ThinkingLevelChange,
-    TreeNode,
-    TrustStatus,
-)
+from atomic.core.contract.state import ModelFallback, SessionState, SkippedResources, TrustStatus
 from atomic.core.engine.options import SessionOptions
 from atomic.core.engine.session import AgentSession, Listener
 from atomic.core.extensions.events import ExtensionUiRequest
@@ -42,10 +22,30 @@ from atomic.core.extensions.ui import UiAnswer
 from atomic.core.messages import BashExecutionMessage, ImageContent
 from atomic.core.model_types import Model
 from atomic.core.permissions import Approver, PermissionMode
-from atomic.core.project_offer import ProjectOffer
 from atomic.core.settings import Settings
 from atomic.core.tools.base import EditorFiles
 from atomic.core.trust import ProjectTrust
+
+if TYPE_CHECKING:
+    from atomic.core.contract.records import (
+        CommandInfo,
+        CompactionOutcome,
+        ContextUsage,
+        ForkMessage,
+        ForkResult,
+        LogoutResult,
+        McpServerStatus,
+        ModelCycle,
+        ProviderAuth,
+        QueueSnapshot,
+        SessionStats,
+        SessionSummary,
+        SessionTree,
+        StoredMessage,
+        StoredTree,
+        ThinkingLevelChange,
+    )
+    from atomic.core.project_offer import ProjectOffer
 
 StreamingBehavior = Literal["steer", "followUp"]
 # How a user answers the project trust question: save yes/no, yes for this run, or forget the saved answer.
@@ -197,6 +197,8 @@ class Engine:
 
     def queue(self) -> QueueSnapshot:
         """What waits now: steering and follow-up texts, in delivery order."""
+        from atomic.core.contract.records import QueueSnapshot
+
         return QueueSnapshot(tuple(self._s.steering.texts()), tuple(self._s.follow_ups.texts()))
 
     def clear_queue(self) -> QueueSnapshot:
@@ -205,6 +207,8 @@ class Engine:
         Returns:
             The texts removed (the TUI puts them back into the editor).
         """
+        from atomic.core.contract.records import QueueSnapshot
+
         removed = self._s.clear_queue()
         return QueueSnapshot(tuple(removed["steering"]), tuple(removed["followUp"]))
 
@@ -249,6 +253,9 @@ class Engine:
 
     def session_stats(self) -> SessionStats:
         """Message, tool call, token and cost counts over the current branch."""
+        from atomic.core.contract import convert
+        from atomic.core.contract.records import SessionStats
+
         data = self._s.session_stats()
         file = data.get("sessionFile")
         return SessionStats(
@@ -266,6 +273,8 @@ class Engine:
 
     def context_usage(self) -> ContextUsage | None:
         """How full the context window is; None without a model (or a model without a window)."""
+        from atomic.core.contract import convert
+
         return convert.context_usage(self._s.context_usage())
 
     def context_file_paths(self) -> list[Path]:
@@ -275,6 +284,8 @@ class Engine:
     def commands(self) -> list[CommandInfo]:
         """Every command a user can type besides the frontend's own: extension commands first, then
         prompt templates and skills."""
+        from atomic.core.contract import convert
+
         items: list[dict[str, Any]] = []
         if self._s.extensions is not None:
             items.extend(self._s.extensions.command_items())
@@ -330,6 +341,8 @@ class Engine:
         Returns:
             The new model and level; None when there is nothing else to switch to.
         """
+        from atomic.core.contract.records import ModelCycle
+
         result = self._s.cycle_model(persist=persist, backwards=backwards)
         if result is None:
             return None
@@ -347,6 +360,8 @@ class Engine:
         Raises:
             ValueError: `level` is not a thinking level at all.
         """
+        from atomic.core.contract.records import ThinkingLevelChange
+
         data = self._s.set_thinking_level(level, persist=persist)
         return ThinkingLevelChange(level=data["level"], provider=data.get("provider"), model_id=data.get("modelId"))
 
@@ -368,6 +383,9 @@ class Engine:
 
     def providers(self) -> list[ProviderAuth]:
         """Every provider with where its key comes from (the login screen), in catalog order."""
+        from atomic.core.contract import convert
+        from atomic.core.contract.records import ProviderAuth
+
         registry = self._s.registry
         return [
             ProviderAuth(
@@ -380,6 +398,9 @@ class Engine:
         ]
 
     def provider_auth(self, provider: str) -> ProviderAuth:
+        from atomic.core.contract import convert
+        from atomic.core.contract.records import ProviderAuth
+
         registry = self._s.registry
         return ProviderAuth(
             provider=provider,
@@ -398,6 +419,9 @@ class Engine:
         Returns:
             What still provides a key, and the models usable now.
         """
+        from atomic.core.contract import convert
+        from atomic.core.contract.records import LogoutResult
+
         data = self._s.logout_provider(provider)
         scoped = None
         if self._s.scoped:
@@ -429,6 +453,8 @@ class Engine:
         Raises:
             ValueError: no such entry, or it is not a user message.
         """
+        from atomic.core.contract.records import ForkResult
+
         text, cancelled = await self._s.fork(entry_id)
         return ForkResult(text=text, cancelled=cancelled)
 
@@ -438,10 +464,14 @@ class Engine:
 
     def fork_messages(self) -> list[ForkMessage]:
         """The user messages of the current branch, oldest first (where a fork can start)."""
+        from atomic.core.contract.records import ForkMessage
+
         return [ForkMessage(entry_id=m["entryId"], text=m["text"]) for m in self._s.get_fork_messages()]
 
     def tree(self) -> SessionTree:
         """Every entry of the session file as a tree of branches."""
+        from atomic.core.contract.records import SessionTree, TreeNode
+
         store = self._s.store
         kids = store.children()
         labels = store.labels()
@@ -466,6 +496,8 @@ class Engine:
 
     def stored_tree(self) -> StoredTree:
         """The tree as an index over the stored JSON lines (nothing parsed or encoded again)."""
+        from atomic.core.contract.records import StoredTree
+
         store = self._s.store
         return StoredTree(
             children=store.children(),
@@ -552,6 +584,8 @@ class Engine:
         Raises:
             CompactionFailed: with a clear message (also reported by the compaction_end event).
         """
+        from atomic.core.contract.records import CompactionOutcome
+
         data = await self._s.compact()
         return CompactionOutcome(
             summary=data.get("compactedText", ""),
@@ -644,11 +678,15 @@ class Engine:
 
     def mcp_servers(self) -> list[McpServerStatus]:
         """The configured MCP servers and their state (empty when none is configured)."""
+        from atomic.core.contract import convert
+
         manager = self._s.mcp
         return [convert.mcp_status(s) for s in manager.states()] if manager is not None else []
 
     async def reconnect_mcp_server(self, name: str) -> McpServerStatus | None:
         """Restart one server. Returns its new state; None when no server has that name."""
+        from atomic.core.contract import convert
+
         manager = self._s.mcp
         if manager is None or name not in {s.name for s in manager.states()}:
             return None
@@ -766,6 +804,7 @@ class Engine:
 
 def list_session_summaries(folder: Path | None) -> list[SessionSummary]:
     """Stored sessions, newest first: those in `folder`, or every folder's when None."""
+    from atomic.core.contract import convert
     from atomic.core.session.listing import list_all_sessions, list_sessions
 
     infos = list_all_sessions() if folder is None else list_sessions(folder)

@@ -11,7 +11,6 @@ from typing import Any
 
 from atomic.core.tools.base import Tool, ToolContext, ToolError, ToolOutput
 from atomic.core.tools.glob_match import compile_glob
-from atomic.core.tools.ignore_walk import walk
 from atomic.core.tools.path_utils import resolve_path
 from atomic.core.tools.ripgrep import find_ripgrep
 from atomic.core.tools.truncate import DEFAULT_MAX_BYTES, listing_text
@@ -95,6 +94,9 @@ def find_matches(root: Path, pattern: str, limit: int) -> tuple[list[str], bool]
     """Up to `limit` relative paths (folders end in `/`), sorted, and whether more exist, by walking
     the tree in Python (when ripgrep is not available). Like the ripgrep path, the first `limit` of
     all matches in sorted order are kept, so both give the same answer."""
+    # Imported here: the fallback walk is rarely needed and start-up should not pay for it.
+    from atomic.core.tools.ignore_walk import walk
+
     regex, full_path = _subject_regex(pattern)
     found: list[str] = []
     for entry in walk(root, include_dirs=True):

@@ -19,7 +19,6 @@ from typing import Any
 from atomic.core.tools.base import Tool, ToolContext, ToolError, ToolOutput
 from atomic.core.tools.find import parse_limit
 from atomic.core.tools.glob_match import glob_matches
-from atomic.core.tools.ignore_walk import walk
 from atomic.core.tools.path_utils import resolve_path
 from atomic.core.tools.ripgrep import find_ripgrep
 from atomic.core.tools.truncate import (
@@ -132,6 +131,9 @@ def search_with_python(options: GrepOptions) -> tuple[list[Match], bool]:
     if options.root.is_file():
         candidates = [str(options.root)]
     else:
+        # Imported here: the fallback walk is rarely needed and start-up should not pay for it.
+        from atomic.core.tools.ignore_walk import walk
+
         candidates = [
             entry.path
             for entry in walk(options.root)

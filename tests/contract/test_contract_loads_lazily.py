@@ -1,0 +1,60 @@
+"""The contract package hands out every name it promises, but loads the records (and the other
+rarely needed modules) only when a frontend first asks for them: the RPC server's first answer
+does not pay for defining them (docs/performance.md, "Start-up")."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import atomic.core.contract as contract
+
+# Modules the first `get_state` of `atomic --mode rpc` must not import.
+NOT_AT_START_UP = ("atomic.core.contract.records", "atomic.core.contract.sessions", "atomic.core.contract.convert")
+
+
+def test_every_exported_name_resolves_to_its_definition() -> None:
+    for name in contract.__all__:
+        value = vars(contract)[name] if name in vars(contract) else contract.__getattr__(name)
+        assert value is not None, name
+        if isinstance(value, type) and value.__module__.startswith("atomic."):
+            assert vars(sys.modules[value.__module__])[value.__name__] is value, name
+
+
+def test_a_lazy_name_is_the_same_object_as_in_its_module() -> None:
+    from atomic.core.contract import SessionStats, list_session_summaries
+    from atomic.core.contract.records import SessionStats as defined
+    from atomic.core.contract.sessions import list_session_summaries as defined_function
+
+    assert SessionStats is defined
+    assert list_session_summaries is defined_function
+
+
+def test_an_unknown_name_is_an_attribute_error() -> None:
+    try:
+        contract.__getattr__("NoSuchRecord")
+    except AttributeError as exc:
+        assert "NoSuchRecord" in str(exc)
+    else:
+        raise AssertionError("no AttributeError")
+
+
+def test_the_first_rpc_answer_does_not_load_the_records(tmp_path: Path) -> None:
+    script = (
+        "import sys\n"
+        "from atomic.cli import main\n"
+        "code = main(['--mode', 'rpc', '--provider', 'scripted', '--no-session'])\n"
+        f"print('LOADED', [m for m in {NOT_AT_START_UP!r} if m in sys.modules], file=sys.stderr)\n"
+    )
+    env = dict(os.environ, ATOMIC_CODING_AGENT_DIR=str(tmp_path / "agent"))
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        input=json.dumps({"id": "1", "type": "get_state"}) + "\n",
+        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60,
+    )
+    answer = json.loads(done.stdout.splitlines()[0])
+    assert answer["command"] == "get_state" and answer["success"] is True
+    assert "LOADED []" in done.stderr, done.stderr
