@@ -2,7 +2,8 @@
 
 Run: .venv/bin/python benchmarks/startup_bench.py [--runs 21] [--src DIR] [--callgrind]
 
-Each run is a fresh interpreter that opens an engine through the contract (no session file, an agent
+Each run is a fresh interpreter that, like the command line, skips pydantic's plugin scan and then
+opens an engine through the contract (no session file, an agent
 dir with one models.json provider, an empty project folder) and asks `state()` and
 `trust_status(with_skipped=True)`, the two calls behind RPC `get_state`. Printed:
 - CPU time of that process (median and min of --runs); with --src, the same for another checkout
@@ -28,6 +29,8 @@ from pathlib import Path
 CODE = """
 import asyncio, json, sys, time
 from pathlib import Path
+from atomic.cli import skip_pydantic_plugin_scan
+skip_pydantic_plugin_scan()  # as the command line does before anything else
 from atomic.core.contract import open_engine
 from atomic.core.engine.options import SessionOptions
 
