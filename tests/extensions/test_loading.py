@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from atomic.core.engine.factory import create_session
+from atomic.core.engine.options import SessionOptions
+from atomic.core.engine.project_trust import apply_project_trust
 from atomic.core.extensions.loader import load_extension
 from atomic.core.extensions.runtime import ExtensionRuntime
+from atomic.core.providers.scripted import ScriptedProvider
 from tests.support import Recorder, module_of, write_extension
 
 MARK = """
@@ -159,3 +163,17 @@ async def test_flags_defaults_without_cli_values(make_session, ext_dir: Path) ->
     session, _, _ = await make_session(extensions=[str(path)], extension_flags={"plan": "false"})
     await session.prompt("/show")
     assert module_of(session, path).VALUES == {"plan": False, "depth": 2, "label": "none"}
+
+
+async def test_flags_reach_an_extension_that_trusting_the_project_loads_later(workdir: Path) -> None:
+    path = write_extension(workdir / ".atomic" / "extensions", "flags.py", FLAGS)
+    options = SessionOptions(cwd=workdir, scripted=ScriptedProvider([]), extension_flags={"plan": True, "depth": "5"})
+    session = await create_session(options)
+    try:
+        assert session.project_trust is not None and session.project_trust.undecided
+        assert session.extensions is None  # nothing loadable yet: no runtime, the flags wait in the options
+        await apply_project_trust(session, options, session.project_trust.trusted_once())
+        await session.prompt("/show")
+        assert module_of(session, path).VALUES == {"plan": True, "depth": 5, "label": "none"}
+    finally:
+        await session.shutdown()
