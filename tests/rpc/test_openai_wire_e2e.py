@@ -1,4 +1,4 @@
-"""`atomic --mode rpc` end to end through the `openai` SDK against local SSE servers: stream shapes that
+"""`atomic --mode rpc` end to end over the OpenAI wire formats against local SSE servers: stream shapes that
 once broke a run, and reasoning that must survive the session to reach the next request."""
 
 from __future__ import annotations

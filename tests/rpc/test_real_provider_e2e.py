@@ -43,7 +43,7 @@ def anthropic_reply(blocks: list[dict[str, Any]], stop_reason: str) -> Reply:
     return Reply(events=events)
 
 
-async def test_tool_turn_through_the_anthropic_sdk(server: ScriptedServer, tmp_path: Path, agent_dir: Path) -> None:
+async def test_tool_turn_over_the_anthropic_messages_wire(server: ScriptedServer, tmp_path: Path, agent_dir: Path) -> None:
     import os
 
     (agent_dir / "models.json").write_text(json.dumps({"providers": {"local-claude": {
