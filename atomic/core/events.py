@@ -237,3 +237,13 @@ class SessionChanged(Event):
     type: Literal["session_changed"] = "session_changed"
     reason: str
     session_file: str | None = None
+
+
+class TodoUpdate(Event):
+    """The model's to-do list changed (the `todo` tool, or moving to a branch with another list).
+
+    Atomic's addition to the protocol (docs/rpc.md); `todos` is the whole list.
+    """
+
+    type: Literal["todo_update"] = "todo_update"
+    todos: list[dict[str, str]] = Field(default_factory=list)

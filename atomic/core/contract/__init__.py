@@ -77,6 +77,7 @@ if TYPE_CHECKING:
     )
     from atomic.core.mcp.acp_servers import parse_acp_servers
     from atomic.core.project_offer import ProjectOffer
+    from atomic.core.tools.todo import TodoItem
 
 # Loaded on first use (PEP 562), not at start-up: the RPC server's first answer needs none of them,
 # and defining the records alone took about 5% of the time from start to that answer.
@@ -89,6 +90,7 @@ _LAZY_MODULES = {
     "atomic.core.contract.sessions": "find_session_file has_usable_model list_session_summaries session_folder",
     "atomic.core.mcp.acp_servers": "parse_acp_servers",
     "atomic.core.project_offer": "ProjectOffer",
+    "atomic.core.tools.todo": "TodoItem",
 }
 _LAZY = {name: module for module, names in _LAZY_MODULES.items() for name in names.split()}
 
@@ -145,6 +147,7 @@ __all__ = [
     "StoredTree",
     "StreamingBehavior",
     "ThinkingLevelChange",
+    "TodoItem",
     "TokenTotals",
     "ToolError",
     "TreeNode",

@@ -20,6 +20,7 @@ from atomic.core.engine.errors import PromptRejected
 from atomic.core.engine.model_selection import ModelSelection
 from atomic.core.engine.owned_messages import OwnedMessages
 from atomic.core.engine.session_files import SessionFiles
+from atomic.core.engine.todos import TodoTracker
 from atomic.core.events import (
     AgentSettled,
     CompactionReason,
@@ -44,6 +45,7 @@ from atomic.core.session.context import ContextItem, SessionContext, build_conte
 from atomic.core.session.store import SessionStore
 from atomic.core.settings import Settings, SettingsManager
 from atomic.core.tools.base import EditorFiles, Tool, ToolContext, ToolOutput
+from atomic.core.tools.todo import TODO_TOOL
 
 if TYPE_CHECKING:
     from atomic.core.extensions.runtime import ExtensionRuntime
@@ -102,6 +104,8 @@ class AgentSession:
         self.context_items: list[ContextItem] = []
         self.loaded_context = SessionContext()
         self.compacted_since_usage = False
+        # The branch's to-do list (the `todo` tool), read from the context items.
+        self.todos = TodoTracker(self.emit)
         self.pending_tool_results: list[ToolResultMessage] | None = None
         # Direct bash results and extension messages that finish later, stored in their own session.
         self.owned_messages = OwnedMessages(
@@ -364,6 +368,7 @@ class AgentSession:
         self.loaded_context = ctx
         self.context_items = ctx.items
         self.compacted_since_usage = ctx.compacted_since_usage
+        self.todos.refresh(ctx.items)
 
     def context_messages(self) -> list[Any]:
         return [item.message for item in self.context_items]
@@ -371,6 +376,8 @@ class AgentSession:
     def record_message(self, message: Any) -> None:
         entry = self.store.append("message", message=message.to_wire())
         self.context_items.append(ContextItem(entry["id"], message))
+        if isinstance(message, ToolResultMessage) and message.tool_name == TODO_TOOL:
+            self.todos.recorded(self.context_items)
         if isinstance(message, AssistantMessage) and message.usage.total_tokens and message.stop_reason not in (
             "error",
             "aborted",

@@ -11,6 +11,7 @@ from atomic.core.tools.find import FindTool
 from atomic.core.tools.grep import GrepTool
 from atomic.core.tools.ls import LsTool
 from atomic.core.tools.read import ReadTool
+from atomic.core.tools.todo import TodoTool
 from atomic.core.tools.write import WriteTool
 
 _FACTORIES: dict[str, Callable[[], Tool]] = {
@@ -21,10 +22,11 @@ _FACTORIES: dict[str, Callable[[], Tool]] = {
     "grep": GrepTool,
     "find": FindTool,
     "ls": LsTool,
+    "todo": TodoTool,
 }
 
 BUILTIN_TOOL_NAMES: tuple[str, ...] = tuple(_FACTORIES)
-DEFAULT_TOOL_NAMES: tuple[str, ...] = ("read", "bash", "edit", "write")
+DEFAULT_TOOL_NAMES: tuple[str, ...] = ("read", "bash", "edit", "write", "todo")
 
 
 def create_builtin_tools(names: Iterable[str] | None = None) -> list[Tool]:
