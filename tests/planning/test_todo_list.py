@@ -125,3 +125,10 @@ async def test_the_model_is_told_when_to_use_the_list(make_session: Any) -> None
     assert json.dumps(todo.parameters["properties"]["todos"]["items"]["properties"]["status"]["enum"]) == (
         '["pending", "in_progress", "completed"]'
     )
+
+
+async def test_the_system_prompt_says_when_to_keep_a_list(make_session: Any) -> None:
+    session, _provider, _recorder = await make_session([])
+    assert "three or more steps, keep a to-do list with the todo tool" in session.system_prompt
+    without, _p, _r = await make_session([], tools=["read", "bash"])
+    assert "todo tool" not in without.system_prompt

@@ -83,6 +83,11 @@ def default_system_prompt(tools: Sequence[tuple[str, str]], tool_guidelines: Seq
         guidelines.append(
             "Check with the user before destructive commands (deleting files, rewriting git history, force pushes)"
         )
+    if "todo" in names:
+        guidelines.append(
+            "For work with three or more steps, keep a to-do list with the todo tool and update it as you go; "
+            "do not use it for a single small request"
+        )
     guidelines += [line.strip() for line in tool_guidelines if line.strip()]
     guidelines += [
         "Make the smallest change that fully solves the task, in the style of the surrounding code",
