@@ -145,6 +145,8 @@ class SessionBridge:
     # ------------------------------------------------------------------ events
 
     def _on_event(self, event: ev.Event) -> None:
+        if event.parent_tool_call_id is not None:
+            return  # a subagent's events: its `task` tool call streams them as content
         if isinstance(event, ev.MessageUpdate):
             self._on_delta(event.assistant_message_event)
         elif isinstance(event, ev.MessageEnd) and isinstance(event.message, AssistantMessage):

@@ -111,6 +111,16 @@ class McpSettings(_Section):
     tool_search: Literal["auto", "always", "never"] = Field(default="auto", alias="toolSearch")
 
 
+class SubagentSettings(_Section):
+    max_concurrent: int = Field(
+        default=4,
+        alias="maxConcurrent",
+        ge=1,
+        description="Subagents (task tool calls) that run at the same time; more wait for a free slot",
+        json_schema_extra=_shown("Concurrent subagents", "int", minimum=1, maximum=16),
+    )
+
+
 class Settings(_Section):
     default_provider: str | None = Field(default=None, alias="defaultProvider")
     default_model: str | None = Field(default=None, alias="defaultModel")
@@ -195,6 +205,7 @@ class Settings(_Section):
         json_schema_extra=_shown("Animations", "bool"),
     )
     mcp: McpSettings = Field(default_factory=McpSettings)
+    subagents: SubagentSettings = Field(default_factory=SubagentSettings)
     permission_mode: Literal["ask", "accept-edits", "yolo"] | None = Field(default=None, alias="permissionMode")
 
 

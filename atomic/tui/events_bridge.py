@@ -81,6 +81,8 @@ class EventBridge:
         }
 
     def handle(self, event: ev.Event) -> None:
+        if event.parent_tool_call_id is not None:
+            return  # a subagent's own events: its `task` card shows them through the tool's updates
         handler = self.handlers.get(event.type)
         if handler is None:
             return

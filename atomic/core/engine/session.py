@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from atomic.core.project_offer import ProjectOffer
     from atomic.core.resources.context_files import ContextFile
     from atomic.core.resources.input_expansion import ResourceCatalog
+    from atomic.core.subagents.runner import SubagentRunner
     from atomic.core.trust import ProjectTrust
 
 Listener = Callable[[Event], None]
@@ -106,6 +107,8 @@ class AgentSession:
         self.compacted_since_usage = False
         # The branch's to-do list (the `todo` tool), read from the context items.
         self.todos = TodoTracker(self.emit)
+        # Runs the `task` tool's children (installed by the factory when the tool is on).
+        self.subagents: SubagentRunner | None = None
         self.pending_tool_results: list[ToolResultMessage] | None = None
         # Direct bash results and extension messages that finish later, stored in their own session.
         self.owned_messages = OwnedMessages(
@@ -206,13 +209,17 @@ class AgentSession:
         return lambda: self.listeners.remove(listener) if listener in self.listeners else None
 
     def emit(self, event: Event) -> None:
+        self.emit_to_listeners(event)
+        if self.hooks.has(event.type):
+            self.hooks.emit_nowait(event.type, {"event": event})
+
+    def emit_to_listeners(self, event: Event) -> None:
+        """To the frontends only: a subagent's events are not the session's own for extensions."""
         for listener in list(self.listeners):
             try:
                 listener(event)
             except Exception as exc:  # a frontend bug must not stop the engine
                 self.startup_warnings.append(f"listener error: {exc}")
-        if self.hooks.has(event.type):
-            self.hooks.emit_nowait(event.type, {"event": event})
 
     def notify_once(self, key: str, message: str) -> None:
         """Tell the user something once per session object and `key`: a warning notification
@@ -458,6 +465,7 @@ class AgentSession:
             supports_images=bool(model and model.supports_images()) and not self.settings.images.block_images,
             env=env,
             editor_files=self.editor_files,
+            subagents=self.subagents,
         )
 
     def fill_cost(self, usage: Usage) -> None:

@@ -159,3 +159,15 @@ def build_system_prompt(
     today = date or datetime.date.today()
     sections.append(f"Current date: {today.isoformat()}\nCurrent working directory: {cwd}")
     return "\n\n".join(section for section in sections if section)
+
+
+def subagent_system_prompt(
+    *, cwd: Path, tools: Sequence[tuple[str, str]], instructions: str, context_files: Sequence[ContextFile]
+) -> str:
+    """A subagent's system prompt: the default prompt for its tools, its definition's instructions, the
+    same project context files as the parent (already trust-gated), the date and the folder."""
+    sections = [default_system_prompt(tools).strip(), instructions.strip()]
+    if context_files:
+        sections.append(_project_context_section(context_files))
+    sections.append(f"Current date: {datetime.date.today().isoformat()}\nCurrent working directory: {cwd}")
+    return "\n\n".join(section for section in sections if section)

@@ -55,6 +55,14 @@ class EditorFiles(Protocol):
     async def write_text(self, path: Path, text: str) -> None: ...
 
 
+class SubagentLauncher(Protocol):
+    """Runs a child agent for the `task` tool (atomic/core/subagents); the result is the tool's output."""
+
+    async def run(
+        self, call_id: str, agent_name: str, prompt: str, description: str, on_update: Callable[[ToolOutput], None]
+    ) -> ToolOutput: ...
+
+
 @dataclass
 class ToolContext:
     cwd: Path
@@ -68,6 +76,8 @@ class ToolContext:
     supports_images: bool = True
     env: dict[str, str] = field(default_factory=dict)
     editor_files: EditorFiles | None = None
+    # Set for the session's own tool calls; None inside a subagent (children start no children).
+    subagents: SubagentLauncher | None = None
 
     def editor_for(self, path: Path) -> EditorFiles | None:
         """The editor's view of `path` when a frontend offers one that covers it."""

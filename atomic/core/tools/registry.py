@@ -11,6 +11,7 @@ from atomic.core.tools.find import FindTool
 from atomic.core.tools.grep import GrepTool
 from atomic.core.tools.ls import LsTool
 from atomic.core.tools.read import ReadTool
+from atomic.core.tools.task import TaskTool
 from atomic.core.tools.todo import TodoTool
 from atomic.core.tools.write import WriteTool
 
@@ -23,10 +24,11 @@ _FACTORIES: dict[str, Callable[[], Tool]] = {
     "find": FindTool,
     "ls": LsTool,
     "todo": TodoTool,
+    "task": TaskTool,
 }
 
 BUILTIN_TOOL_NAMES: tuple[str, ...] = tuple(_FACTORIES)
-DEFAULT_TOOL_NAMES: tuple[str, ...] = ("read", "bash", "edit", "write", "todo")
+DEFAULT_TOOL_NAMES: tuple[str, ...] = ("read", "bash", "edit", "write", "todo", "task")
 
 
 def create_builtin_tools(names: Iterable[str] | None = None) -> list[Tool]:

@@ -90,6 +90,7 @@ SETTING_ITEMS: list[SettingItem] = [
     _item("compaction.compression_ratio", lambda s: float(s.settings.compaction.compression_ratio)),
     _item("compaction.preserve_recent", lambda s: int(s.settings.compaction.preserve_recent)),
     _item("retry.maxRetries", lambda s: int(s.settings.retry.max_retries)),
+    _item("subagents.maxConcurrent", lambda s: int(s.settings.subagents.max_concurrent)),
     _item("shellPath", lambda s: s.settings.shell_path or ""),
     _item("shellCommandPrefix", lambda s: s.settings.shell_command_prefix or ""),
 ]
