@@ -244,3 +244,24 @@ def test_a_projects_agent_files_are_named_in_what_it_brings(workdir: Path, agent
     assert not offer.empty
     assert ("agent definitions", [str(workdir.resolve() / ".atomic" / "agents" / "helper.md")]) in offer.items()
     assert offer.skipped() == ["1 agent definition"]
+
+
+async def test_rpc_streams_a_childs_events_with_the_task_call_id(workdir: Path) -> None:
+    from tests.rpc.inprocess import InProcessRpc
+
+    script = [
+        {"matchFirst": "^go", "toolCalls": [task_call("t9", "child job")]},
+        {"matchFirst": "^child job", "text": "child result"},
+        {"matchFirst": "^go", "text": "parent result"},
+    ]
+    rpc = await InProcessRpc.start(workdir, script)
+    await rpc.send('{"type":"prompt","message":"go"}')
+    objects = rpc.objects()
+    child = [o for o in objects if o.get("parentToolCallId") == "t9"]
+    assert child and {o["type"] for o in child} <= {
+        "message_start", "message_update", "message_end", "tool_execution_start",
+        "tool_execution_update", "tool_execution_end"}
+    own_ends = [o for o in objects if o["type"] == "message_end" and "parentToolCallId" not in o]
+    assert [o["message"]["role"] for o in own_ends] == ["user", "assistant", "toolResult", "assistant"]
+    assert sum(1 for o in objects if o["type"] == "agent_end") == 1
+    await rpc.close()
