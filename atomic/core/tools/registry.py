@@ -13,6 +13,7 @@ from atomic.core.tools.ls import LsTool
 from atomic.core.tools.read import ReadTool
 from atomic.core.tools.task import TaskTool
 from atomic.core.tools.todo import TodoTool
+from atomic.core.tools.web_fetch import WebFetchTool
 from atomic.core.tools.write import WriteTool
 
 _FACTORIES: dict[str, Callable[[], Tool]] = {
@@ -25,6 +26,7 @@ _FACTORIES: dict[str, Callable[[], Tool]] = {
     "ls": LsTool,
     "todo": TodoTool,
     "task": TaskTool,
+    "web_fetch": WebFetchTool,
 }
 
 BUILTIN_TOOL_NAMES: tuple[str, ...] = tuple(_FACTORIES)
