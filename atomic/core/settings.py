@@ -204,6 +204,12 @@ class Settings(_Section):
         description="Animated working indicator (off = static text, less CPU)",
         json_schema_extra=_shown("Animations", "bool"),
     )
+    web_search: bool = Field(
+        default=False,
+        alias="webSearch",
+        description="Let the model search the web with its provider's own search tool (Anthropic, OpenAI Responses)",
+        json_schema_extra=_shown("Web search", "bool"),
+    )
     mcp: McpSettings = Field(default_factory=McpSettings)
     subagents: SubagentSettings = Field(default_factory=SubagentSettings)
     permission_mode: Literal["ask", "accept-edits", "yolo"] | None = Field(default=None, alias="permissionMode")

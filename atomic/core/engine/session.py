@@ -438,6 +438,7 @@ class AgentSession:
             timeout_s=timeout_ms / 1000 if timeout_ms else None,
             session_id=self.store.session_id,
             thinking_budgets=self.settings.thinking_budgets,
+            web_search=self.settings.web_search,
         )
 
     def active_tools(self) -> list[Tool]:
