@@ -11,6 +11,7 @@ from atomic.core.engine.session import AgentSession
 from atomic.core.paths import agent_dir as default_agent_dir
 from atomic.core.paths import default_session_dir
 from atomic.core.permissions import parse_mode
+from atomic.core.private_files import ensure_private_dir
 from atomic.core.session.listing import find_session, list_sessions
 from atomic.core.session.store import SessionStore
 from atomic.core.settings import SettingsManager
@@ -152,6 +153,7 @@ def _load_resources(session: AgentSession, options: SessionOptions) -> None:
             custom_prompt=options.system_prompt,
             append_prompts=options.append_system_prompt,
             read_tool_active="read" in session.active_tool_names,
+            include_project=session.project_trust is not None and session.project_trust.trusted,
         )
 
     session.use_resources(catalog, context_files, rebuild)
@@ -160,6 +162,7 @@ def _load_resources(session: AgentSession, options: SessionOptions) -> None:
 async def create_session(options: SessionOptions) -> AgentSession:
     cwd = options.cwd.resolve()
     agent = options.agent_dir or default_agent_dir()
+    ensure_private_dir(agent)
     from atomic.core.engine.project_trust import decide_project_trust, start_extensions, start_mcp
 
     # Trust is decided first: until then (and when untrusted) the project's settings file is not merged.

@@ -34,3 +34,5 @@ class ExtensionUiRequest(Event):
     widget_lines: list[str] | None = None
     timeout: int | None = None
     extension_path: str | None = None
+    # On a tool approval's confirm: the rule(s) an answer with `always: true` saves (absent: it saves none).
+    always_rule: str | None = None
