@@ -17,9 +17,12 @@ from atomic.core.permissions.policy import (
     parse_mode,
     tool_kind,
 )
+from atomic.core.permissions.rules import ListedRule, RuleList
 
 __all__ = [
     "EDIT_TOOLS",
+    "ListedRule",
+    "RuleList",
     "EXECUTE_TOOLS",
     "MCP_PREFIX",
     "PERMISSION_MODES",

@@ -242,11 +242,12 @@ class PermissionPolicy:
             target = call.target
             if target is None or target.protected is not None:
                 return ()
+            # "Always" for a file covers the working folder, never a place outside it.
             name = "Write" if call.tool_name == "write" else "Edit"
             cwd = Path(self.cwd).resolve()
-            if target.inside_workspace and (target.resolved == cwd or cwd in target.resolved.parents):
+            if target.resolved == cwd or cwd in target.resolved.parents:
                 return (f"{name}({cwd}/**)",)
-            return (f"{name}({target.resolved})",)
+            return ()
         if call.kind in ("mcp", "extension"):
             return (call.tool_name,)
         return ()
@@ -283,6 +284,10 @@ class PermissionPolicy:
             asked_because=self._asked_because(call),
         )
 
+    def all_rules(self) -> RuleSet:
+        """The rules in force: the settings' and this session's "always" answers."""
+        return self._rules()
+
     def read_guard(self) -> PathGuard:
         """What read, grep, find and ls refuse or hide during one call (secrets, `Read(...)` denies)."""
         return read_guard(self._agent_dir(), self.cwd, self._rules())
@@ -290,19 +295,20 @@ class PermissionPolicy:
     # ------------------------------------------------------------------ deciding
 
     def _must_ask(self, call: _Call, rules: RuleSet) -> bool:
-        if any(self._rule_matches(r, call, deny=False) for r in rules.ask):
+        # An ask rule matches like a deny rule: any part of a chain, in every mode.
+        if any(self._rule_matches(r, call, deny=True) for r in rules.ask):
             return True
-        if self.mode == "yolo":
-            return False
-        if call.kind == "edit" and call.target is not None and call.target.protected is not None:
-            return True
-        # A command a deny rule cannot read through might be what it forbids.
-        return (
+        # A command a deny rule cannot read through might be what it forbids (yolo included).
+        if (
             call.kind == "execute"
             and call.parsed is not None
             and not call.parsed.literal
             and any(r.covers_tool("bash") and r.bash_words() is not None for r in rules.deny)
-        )
+        ):
+            return True
+        if self.mode == "yolo":
+            return False
+        return call.kind == "edit" and call.target is not None and call.target.protected is not None
 
     def _allowed_without_asking(self, call: _Call, rules: RuleSet) -> bool:
         if self.mode == "yolo" or call.kind == "other":

@@ -173,6 +173,19 @@ def read_rules(raw: object, source: str, problems: list[str]) -> RuleSet:
     return RuleSet(lists["allow"], lists["deny"], lists["ask"])
 
 
+@dataclass(frozen=True)
+class ListedRule:
+    """One rule as `/permissions` lists it: its list, its text and where it comes from."""
+
+    kind: RuleList
+    text: str
+    source: str  # "user", "project" or "session"
+
+
+def listed(rules: RuleSet) -> list[ListedRule]:
+    return [ListedRule(kind, r.text, r.source) for kind in ("deny", "ask", "allow") for r in rules.of(kind)]
+
+
 def merge(*sets: RuleSet) -> RuleSet:
     return RuleSet(
         tuple(r for s in sets for r in s.allow),
