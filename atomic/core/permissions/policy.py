@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from atomic.core.permissions.command_safety import is_wrapper, remembered_prefix, risky_option
+from atomic.core.permissions.command_safety import is_wrapper, program_name, remembered_prefix, risky_option
 from atomic.core.permissions.protected import WriteTarget, word_names_protected_path, write_target
 from atomic.core.permissions.read_guard import PathGuard, read_guard
 from atomic.core.permissions.rules import PATH_TOOLS, Rule, RuleSet, merge, parse_rule
@@ -116,7 +116,8 @@ def describe(tool_name: str, args: dict[str, Any], target: WriteTarget | None = 
 
 
 def _deny_view(words: tuple[str, ...]) -> list[tuple[str, ...]]:
-    """The words a deny rule is checked against: the command, and what its wrappers run."""
+    """The words a deny rule is checked against: the command, and what its wrappers run, each also
+    with the program's bare name (`/bin/rm` is `rm`)."""
     views = [words]
     rest = list(words)
     while rest and is_wrapper(rest[0]):
@@ -125,7 +126,7 @@ def _deny_view(words: tuple[str, ...]) -> list[tuple[str, ...]]:
             rest.pop(0)
         if rest:
             views.append(tuple(rest))
-    return views
+    return views + [(program_name(v[0]), *v[1:]) for v in views if v and program_name(v[0]) != v[0]]
 
 
 @dataclass
@@ -324,8 +325,10 @@ class PermissionPolicy:
         self, tool_call_id: str, tool_name: str, args: dict[str, Any], read_only: bool | None = True
     ) -> str | None:
         """None when the call may run; otherwise the reason it was refused (the model sees it)."""
-        call = self._call(tool_name, args, read_only)
         rules = self._rules()
+        if self.mode == "yolo" and not (rules.deny or rules.ask):
+            return None  # nothing to look at: the command is not even parsed
+        call = self._call(tool_name, args, read_only)
         for rule in rules.deny:
             if self._rule_matches(rule, call, deny=True):
                 return f"Denied by the permission rule {rule.text} (from the {rule.source} settings)."

@@ -22,11 +22,11 @@ if TYPE_CHECKING:
     from tree_sitter import Node, Parser
 
 # Characters that bash treats specially outside quotes: any of them in a plain word makes it non-literal.
-_SPECIAL_UNQUOTED = frozenset("$`\\*?[]{}()<>|&;'\"\n\t !")
+_SPECIAL_UNQUOTED = frozenset("$`\\*?[]{}()<>|&;'\"\n\t !~")
 # Inside double quotes bash still expands these.
 _SPECIAL_DOUBLE_QUOTED = frozenset("$`\\")
 # Nodes that join simple commands without changing what each one does.
-_SEPARATORS = frozenset({";", "&", "&&", "||", "|", "|&", "\n", ";;"})
+_SEPARATORS = frozenset({";", "&", "&&", "||", "|", "|&", "\n"})
 _JOINING_NODES = frozenset({"program", "list", "pipeline"})
 
 
