@@ -138,3 +138,11 @@ async def test_always_saves_to_the_user_file_while_the_project_is_untrusted(
     saved = json.loads((agent_dir / "settings.json").read_text())
     assert saved["permissions"]["allow"] == ["Bash(make build:*)"]
     assert not (workdir / ".atomic").exists()
+
+
+async def test_an_unreadable_rule_is_reported_and_skipped(make_session, agent_dir: Path) -> None:
+    user_rules(agent_dir, deny=["Bash(rm:*", "Bash(curl:*)"], allow="Bash")  # type: ignore[arg-type]
+    session, _provider, _rec = await make_session([])
+    assert any("Bash(rm:*" in w for w in session.startup_warnings)
+    assert any("permissions.allow" in w for w in session.startup_warnings)
+    assert [r.text for r in session.permissions.all_rules().deny] == ["Bash(curl:*)"]

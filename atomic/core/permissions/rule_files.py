@@ -25,6 +25,13 @@ def settings_rules(manager: SettingsManager, problems: list[str] | None = None) 
     )
 
 
+def rule_problems(manager: SettingsManager) -> list[str]:
+    """What is wrong with the rules in the settings files (each bad rule is skipped)."""
+    problems: list[str] = []
+    settings_rules(manager, problems)
+    return problems
+
+
 def scope_path(manager: SettingsManager, scope: RuleScope) -> Path:
     return manager.project_path if scope == "project" else manager.global_path
 

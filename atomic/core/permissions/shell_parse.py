@@ -59,6 +59,11 @@ def _parser() -> Parser:
     return Parser(Language(tree_sitter_bash.language()))
 
 
+def warm_up() -> None:
+    """Load the grammar ahead of the first bash approval (run in a daemon thread, off the event loop)."""
+    _parser()
+
+
 def _text(node: Node) -> str:
     return (node.text or b"").decode("utf-8", errors="replace")
 
