@@ -67,7 +67,8 @@ def own_temp_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     "target",
     ["agent:trust.json", "agent:settings.json", "agent:extensions/evil.py", "home:.bashrc", "home:.zshrc",
      "cwd:.atomic/settings.json", "cwd:.mcp.json", "cwd:.git/config", "cwd:.git/hooks/pre-commit",
-     "cwd:.claude/settings.json", "cwd:.agents/skills/x/SKILL.md", "outside:elsewhere.txt"],
+     "cwd:.claude/settings.json", "cwd:.agents/skills/x/SKILL.md", "outside:elsewhere.txt", "cwd:../escape.txt",
+     "cwd:sub/.git/hooks/post-checkout"],
 )
 async def test_accept_edits_asks_before_writing_outside_the_project_or_into_protected_places(
     make_session, workdir: Path, agent_dir: Path, tmp_path: Path, target: str
@@ -83,6 +84,16 @@ async def test_accept_edits_asks_before_writing_outside_the_project_or_into_prot
     assert not path.exists()
     assert [r.tool_name for r in approver.asked] == ["write"]
     assert results(session)[0].is_error
+
+
+async def test_accept_edits_asks_before_editing_git_config(make_session, workdir: Path) -> None:
+    (workdir / ".git").mkdir()
+    (workdir / ".git" / "config").write_text("[core]\n")
+    approver = Approver("reject_once")
+    edit = {"path": ".git/config", "edits": [{"oldText": "[core]", "newText": "[core]\n\tfsmonitor = touch PWNED"}]}
+    await run(make_session, calls(("edit", edit)), approver, permission_mode="accept-edits")
+    assert (workdir / ".git" / "config").read_text() == "[core]\n"
+    assert [r.tool_name for r in approver.asked] == ["edit"] and approver.asked[0].always_rules == ()
 
 
 async def test_accept_edits_writes_in_the_project_and_temp_without_asking(
