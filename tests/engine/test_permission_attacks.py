@@ -66,6 +66,7 @@ def own_temp_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.mark.parametrize(
     "target",
     ["agent:trust.json", "agent:settings.json", "agent:extensions/evil.py", "home:.bashrc", "home:.zshrc",
+     "home:.ssh/authorized_keys", "home:.gitconfig", "home:.config/fish/config.fish",
      "cwd:.atomic/settings.json", "cwd:.mcp.json", "cwd:.git/config", "cwd:.git/hooks/pre-commit",
      "cwd:.claude/settings.json", "cwd:.agents/skills/x/SKILL.md", "outside:elsewhere.txt", "cwd:../escape.txt",
      "cwd:sub/.git/hooks/post-checkout"],

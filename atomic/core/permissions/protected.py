@@ -21,8 +21,13 @@ PROTECTED_FILES = (".mcp.json",)
 SHELL_STARTUP_FILES = (
     ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv", ".zprofile",
     ".zlogin", ".zlogout", ".cshrc", ".tcshrc", ".login", ".kshrc", ".mkshrc", ".inputrc", ".envrc",
+    ".gitconfig",
 )
-SHELL_STARTUP_FOLDERS = (Path(".config") / "fish", Path(".config") / "environment.d")
+# Under the home folder: read at every start of a shell, a login, a git command or an ssh connection.
+SHELL_STARTUP_FOLDERS = (
+    Path(".config") / "fish", Path(".config") / "environment.d", Path(".config") / "git",
+    Path(".config") / "systemd", Path(".config") / "autostart", Path(".ssh"),
+)
 
 
 @dataclass(frozen=True)
@@ -61,17 +66,6 @@ def _realpath(path: Path) -> Path:
     return Path(os.path.realpath(path))
 
 
-def _passes_symlink(path: Path) -> bool:
-    """Whether `path` or any folder on the way is a symlink."""
-    for candidate in (path, *path.parents):
-        try:
-            if candidate.is_symlink():
-                return True
-        except OSError:
-            return False
-    return False
-
-
 def write_target(given: str, cwd: Path, agent_dir: Path, home: Path | None = None) -> WriteTarget:
     """Where a write of `given` (relative to `cwd`, `~` expanded) lands and how it must be approved."""
     from atomic.core.tools.path_utils import resolve_path
@@ -81,6 +75,8 @@ def write_target(given: str, cwd: Path, agent_dir: Path, home: Path | None = Non
         absolute = cwd / absolute
     resolved = _realpath(absolute)
     home = home if home is not None else Path.home()
+    # Any difference between the path and where it lands is a symlink on the way.
+    through_symlink = resolved != absolute
     real_agent = _realpath(agent_dir)
     reason = (
         protection_reason(absolute, agent_dir, home)
@@ -91,7 +87,7 @@ def write_target(given: str, cwd: Path, agent_dir: Path, home: Path | None = Non
         given=given,
         absolute=absolute,
         resolved=resolved,
-        through_symlink=_passes_symlink(absolute),
+        through_symlink=through_symlink,
         inside_workspace=any(_is_under(resolved, folder) for folder in workspaces),
         protected=reason,
     )
