@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import stat
@@ -159,3 +160,21 @@ async def test_sessions_and_exports_are_private(start_rpc: StartRpc, tmp_path: P
     assert stat.S_IMODE(os.stat(agent / "sessions").st_mode) == 0o700
     assert stat.S_IMODE(os.stat(session_file).st_mode) == 0o600
     assert stat.S_IMODE(os.stat(export).st_mode) == 0o600
+
+
+async def test_a_malformed_always_is_refused_and_the_approval_stays_open(start_rpc: StartRpc, work_dir: Path) -> None:
+    client = await start_rpc([bash("touch made.txt", "b1"), {"text": "ok"}], "--permission-mode", "ask")
+    await client.prompt("go")
+    request = await client.wait_for("extension_ui_request", predicate=lambda e: e.get("method") == "confirm")
+    client.send_raw(json.dumps({"type": "extension_ui_response", "id": request["id"], "confirmed": True,
+                                "always": "yes"}) + "\n")
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 15
+    while not (errors := [m for m in client.lines if m.get("command") == "extension_ui_response"]):
+        assert loop.time() < deadline, "no answer to the malformed response"
+        await asyncio.sleep(0.02)
+    error = errors[0]
+    assert error["success"] is False and "always must be true or false" in error["error"]
+    client.send_raw(json.dumps({"type": "extension_ui_response", "id": request["id"], "confirmed": True}) + "\n")
+    await client.wait_for("agent_settled")
+    assert (work_dir / "made.txt").exists()
