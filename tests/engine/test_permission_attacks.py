@@ -218,6 +218,9 @@ async def test_an_always_keeps_covering_the_same_literal_command(make_session, w
         ("awk 1 /dev/null", "awk 'BEGIN{system(\"touch PWNED\")}'"),
         ("tar --version", "tar --to-command='touch PWNED' -xf a.tar"),
         ("xargs -0 true", "xargs -0 touch PWNED"),
+        ("curl --version", "curl -o PWNED file:///dev/null"),
+        ("wget --version", "wget -O PWNED file:///dev/null"),
+        ("fd --version", "fd -x touch PWNED"),
     ],
 )
 async def test_always_on_a_harmless_command_never_covers_a_harmful_one(

@@ -223,6 +223,34 @@ def _sort_risk(words: Sequence[str]) -> str | None:
     return f"sort {found}" if found else None
 
 
+def _fd_risk(words: Sequence[str]) -> str | None:
+    found = _has_option(words, "-x", "--exec", "-X", "--exec-batch")
+    return f"fd {found}" if found else None
+
+
+def _curl_risk(words: Sequence[str]) -> str | None:
+    """Options that write files, read a config, or send a local file away."""
+    found = _has_option(
+        words, "-o", "--output", "-O", "--remote-name", "--remote-name-all", "-K", "--config", "-T",
+        "--upload-file", "-F", "--form", "--output-dir", "-D", "--dump-header", "-c", "--cookie-jar",
+        "--trace", "--trace-ascii", "--libcurl", "--stderr",
+    )
+    if found:
+        return f"curl {found}"
+    if any(w.startswith("@") or "=@" in w for w in words[1:]):
+        return "curl @file"
+    return None
+
+
+def _wget_risk(words: Sequence[str]) -> str | None:
+    found = _has_option(
+        words, "-O", "--output-document", "-o", "--output-file", "-a", "--append-output", "-P",
+        "--directory-prefix", "-i", "--input-file", "--post-file", "--body-file", "-e", "--execute",
+        "--config",
+    )
+    return f"wget {found}" if found else None
+
+
 _RISKS = {
     "git": _git_risk,
     "find": _find_risk,
@@ -237,6 +265,10 @@ _RISKS = {
     "gtar": _tar_risk,
     "bsdtar": _tar_risk,
     "sort": _sort_risk,
+    "fd": _fd_risk,
+    "fdfind": _fd_risk,
+    "curl": _curl_risk,
+    "wget": _wget_risk,
 }
 
 
