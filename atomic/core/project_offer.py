@@ -32,6 +32,8 @@ class ProjectOffer:
     prompt_templates: tuple[Path, ...] = ()
     context_files: tuple[Path, ...] = ()
     agents: tuple[Path, ...] = ()  # subagent definitions (.claude/agents, .atomic/agents)
+    # `.atomic/SYSTEM.md` (replaces the system prompt) and `.atomic/APPEND_SYSTEM.md` (extends it).
+    system_prompts: tuple[Path, ...] = ()
 
     @property
     def empty(self) -> bool:
@@ -43,6 +45,7 @@ class ProjectOffer:
             or self.prompt_templates
             or self.context_files
             or self.agents
+            or self.system_prompts
         )
 
     def items(self, show: Callable[[Path], str] = str) -> list[tuple[str, list[str]]]:
@@ -55,6 +58,7 @@ class ProjectOffer:
             ("prompt templates", [show(p) for p in self.prompt_templates]),
             ("context files", [show(p) for p in self.context_files]),
             ("agent definitions", [show(p) for p in self.agents]),
+            ("system prompt files", [show(p) for p in self.system_prompts]),
             ("settings", [show(self.settings)] if self.settings else []),
         ]
         return [(kind, entries) for kind, entries in groups if entries]
@@ -93,6 +97,7 @@ def project_offer(cwd: Path, agent_dir: Path) -> ProjectOffer:
     from atomic.core.resources.context_files import project_context_paths
     from atomic.core.resources.prompt_templates import project_template_files
     from atomic.core.resources.skills import project_skill_files
+    from atomic.core.resources.system_prompt import project_system_files
     from atomic.core.subagents.definitions import project_agent_files
 
     cwd = cwd.resolve()
@@ -105,4 +110,5 @@ def project_offer(cwd: Path, agent_dir: Path) -> ProjectOffer:
         prompt_templates=tuple(project_template_files(cwd)),
         context_files=tuple(project_context_paths(cwd, agent_dir)),
         agents=tuple(project_agent_files(cwd)),
+        system_prompts=tuple(project_system_files(cwd)),
     )
