@@ -226,7 +226,7 @@ class Settings(_Section):
     )
     mcp: McpSettings = Field(default_factory=McpSettings)
     subagents: SubagentSettings = Field(default_factory=SubagentSettings)
-    permission_mode: Literal["ask", "accept-edits", "yolo"] | None = Field(default=None, alias="permissionMode")
+    permission_mode: Literal["ask", "accept-edits", "yolo", "plan"] | None = Field(default=None, alias="permissionMode")
     permissions: PermissionSettings = Field(default_factory=PermissionSettings)
     shell_env: ShellEnvSettings = Field(default_factory=ShellEnvSettings, alias="shellEnv")
 

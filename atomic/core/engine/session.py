@@ -20,6 +20,7 @@ from atomic.core.engine.compaction_runner import CompactionRunner
 from atomic.core.engine.errors import PromptRejected
 from atomic.core.engine.model_selection import ModelSelection
 from atomic.core.engine.owned_messages import OwnedMessages
+from atomic.core.engine.plan_review import PlanReview
 from atomic.core.engine.session_files import SessionFiles
 from atomic.core.engine.todos import TodoTracker
 from atomic.core.events import (
@@ -48,6 +49,7 @@ from atomic.core.session.store import SessionStore
 from atomic.core.settings import Settings, SettingsManager
 from atomic.core.shell_env import model_command_env
 from atomic.core.tools.base import EditorFiles, Tool, ToolContext, ToolOutput
+from atomic.core.tools.exit_plan import EXIT_PLAN_TOOL, PLAN_MODE_PROMPT, ExitPlanTool
 from atomic.core.tools.todo import TODO_TOOL
 
 if TYPE_CHECKING:
@@ -131,6 +133,12 @@ class AgentSession:
             agent_dir=agent_dir,
             rule_source=lambda: settings_rules(self.settings_manager),
             save_rule=rule_saver(settings),
+        )
+        # Plan mode: `exit_plan` is offered while planning; approving switches back to this mode.
+        self.exit_plan_tool = ExitPlanTool()
+        self.mode_before_plan = "ask"
+        self.plan_review = PlanReview(
+            self.permissions, lambda mode: self.set_permission_mode(mode), lambda: self.mode_before_plan
         )
         # Set by a frontend whose client edits files itself (ACP's fs methods).
         self.editor_files: EditorFiles | None = None
@@ -432,13 +440,17 @@ class AgentSession:
         api_key = self.api_key_for(model)
         timeout_ms = self.settings.retry.provider.timeout_ms
         tools = self.active_tools()
+        system_prompt = self.system_prompt
+        if self.permissions.mode == "plan":
+            tools = tools + [self.exit_plan_tool]
+            system_prompt = f"{system_prompt}\n\n{PLAN_MODE_PROMPT}"
         if self.mcp is not None:
             # Servers still starting get a bounded wait so their tools are offered (abort cancels it).
             await self.mcp.wait_ready()
             tools = tools + self.mcp.request_tools(model.context_window)
         return StreamRequest(
             model=model,
-            system_prompt=self.system_prompt,
+            system_prompt=system_prompt,
             messages=messages,
             tools=[ToolSpec(name=t.name, description=t.description, parameters=t.parameters) for t in tools],
             thinking_level=self.thinking_level,
@@ -456,6 +468,8 @@ class AgentSession:
     def find_tool(self, name: str) -> Tool | None:
         if name in self.active_tool_names:
             return self.tools.get(name)
+        if name == EXIT_PLAN_TOOL and self.permissions.mode == "plan":
+            return self.exit_plan_tool
         return self.mcp.find_tool(name) if self.mcp is not None else None
 
     def tool_context(self, on_update: Callable[[ToolOutput], None]) -> ToolContext:
@@ -482,6 +496,7 @@ class AgentSession:
             ),
             editor_files=self.editor_files,
             subagents=self.subagents,
+            plan_review=self.plan_review,
             path_guard=self.permissions.read_guard(),
         )
 
@@ -757,7 +772,10 @@ class AgentSession:
 
     def set_permission_mode(self, mode: str, persist: bool = False) -> None:
         """Change who approves tool calls; "always" answers given so far stay remembered."""
-        self.permissions.mode = parse_mode(mode)
+        parsed = parse_mode(mode)
+        if parsed == "plan" and self.permissions.mode != "plan":
+            self.mode_before_plan = self.permissions.mode
+        self.permissions.mode = parsed
         if persist:
             self.settings_manager.update({"permissionMode": mode})
         self.emit(PermissionModeChanged(mode=mode))

@@ -63,6 +63,12 @@ class SubagentLauncher(Protocol):
     ) -> ToolOutput: ...
 
 
+class PlanGate(Protocol):
+    """Asks the user to approve the model's plan (the `exit_plan` tool; atomic/core/engine/plan_review.py)."""
+
+    async def review(self, call_id: str, plan: str) -> ToolOutput: ...
+
+
 @dataclass
 class ToolContext:
     cwd: Path
@@ -83,6 +89,7 @@ class ToolContext:
     editor_files: EditorFiles | None = None
     # Set for the session's own tool calls; None inside a subagent (children start no children).
     subagents: SubagentLauncher | None = None
+    plan_review: PlanGate | None = None
 
     def editor_for(self, path: Path) -> EditorFiles | None:
         """The editor's view of `path` when a frontend offers one that covers it."""

@@ -30,7 +30,7 @@ _FACTORIES: dict[str, Callable[[], Tool]] = {
 }
 
 BUILTIN_TOOL_NAMES: tuple[str, ...] = tuple(_FACTORIES)
-DEFAULT_TOOL_NAMES: tuple[str, ...] = ("read", "bash", "edit", "write", "todo", "task")
+DEFAULT_TOOL_NAMES: tuple[str, ...] = ("read", "bash", "edit", "write", "todo", "task", "web_fetch")
 
 
 def create_builtin_tools(names: Iterable[str] | None = None) -> list[Tool]:

@@ -20,6 +20,8 @@ class TaskTool(Tool):
     name = TASK_TOOL
     label = "task"
     prompt_snippet = "Hand a self-contained piece of work to a subagent"
+    # Never asked itself: each tool call of the child goes through the same approvals.
+    read_only = True
 
     def __init__(self, agents: Sequence[AgentDefinition] = BUILTIN_AGENTS) -> None:
         listing = "\n".join(f"- {agent.name}: {agent.description}" for agent in agents)

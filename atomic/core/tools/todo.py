@@ -139,6 +139,7 @@ class TodoTool(Tool):
         "additionalProperties": False,
     }
     prompt_snippet = "Keep a to-do list for multi-step work"
+    read_only = True  # it changes nothing outside the conversation
 
     async def execute(self, call_id: str, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         try:
