@@ -12,7 +12,7 @@ from atomic.core.paths import agent_dir as default_agent_dir
 from atomic.core.paths import default_session_dir
 from atomic.core.permissions import parse_mode
 from atomic.core.session.listing import find_session, list_sessions
-from atomic.core.session.store import SessionStore
+from atomic.core.session.store import SessionFileError, SessionStore
 from atomic.core.settings import SettingsManager
 
 
@@ -44,12 +44,13 @@ def _open_store(options: SessionOptions, session_dir: Path | None, cwd: Path) ->
         path = find_session(options.session, lookup_dir)
         if path is None:
             raise StartupError(f"No session found for --session {options.session}")
-        return SessionStore.open(path), True
+        return SessionStore.open(path, cwd), True
     if options.continue_recent and session_dir is not None:
         for info in list_sessions(session_dir):
             try:
-                return SessionStore.open(info.path), True
-            except Exception:
+                # A damaged file opens too (recovered, with a backup): only an unreadable one is passed over.
+                return SessionStore.open(info.path, cwd), True
+            except SessionFileError:
                 continue
     return SessionStore.create(session_dir, cwd), False
 

@@ -70,7 +70,7 @@ class SessionFiles:
             target = self._cwd / target
         if await self._host.hooks.cancelled("session_before_switch", {"reason": "resume", "targetSessionFile": str(target)}):
             return False
-        store = SessionStore.open(target)
+        store = SessionStore.open(target, self._cwd)
         await self._replace_store(store, "resume")
         return True
 
