@@ -19,13 +19,26 @@ import sys
 
 
 def _preload() -> None:
-    # What `--mode rpc` loads on its way to the first answer, so a child starts with it in memory.
+    """What `--mode rpc` loads on its way to the first answer, so a child starts with it in memory:
+    the modules, and whatever opening one session caches (it is opened and shut down here)."""
+    import asyncio
+    import tempfile
+    from pathlib import Path
+
     import atomic.cli
-    import atomic.core.contract
-    import atomic.core.engine.factory
     import atomic.rpc.server  # noqa: F401
+    from atomic.core.contract import SessionOptions, open_engine
 
     atomic.cli.skip_pydantic_plugin_scan()
+
+    async def open_once(folder: Path) -> None:
+        engine = await open_engine(SessionOptions(cwd=folder, provider="scripted", no_session=True))
+        engine.state()
+        await engine.shutdown()
+
+    with tempfile.TemporaryDirectory() as folder:
+        os.environ["ATOMIC_CODING_AGENT_DIR"] = folder
+        asyncio.run(open_once(Path(folder)))
 
 
 def _child(control: socket.socket, fds: list[int], request: dict[str, object]) -> None:
@@ -69,4 +82,9 @@ def serve(control: socket.socket) -> None:
 
 if __name__ == "__main__":
     _preload()
+    import gc
+
+    # Children share the preloaded pages until they write to them; a collection walking them all
+    # would touch (and copy) every one, so they are left out of collections.
+    gc.freeze()
     serve(socket.socket(fileno=int(sys.argv[1])))

@@ -39,9 +39,9 @@ SCRIPT: list[dict[str, Any]] = [
     {
         "text": "Let me look at the folder first.",
         "chunkSize": 4,
-        "toolCalls": [{"name": "bash", "arguments": {"command": "echo one; sleep 0.03; echo two"}}],
+        "toolCalls": [{"name": "bash", "arguments": {"command": "echo one; sleep 0.01; echo two"}}],
     },
-    {"text": "The folder holds one file. " * 12, "chunkSize": 6, "delayMs": 1},
+    {"text": "The folder holds one file. " * 6, "chunkSize": 6},
 ]
 
 # (trigger, count): kill once the count-th line of this kind has been read; "send" kills a random
@@ -61,7 +61,7 @@ KILL_POINTS: list[tuple[str, int]] = [
 ]
 LINE_TIMEOUT_S = 60.0
 # Every this many trials, a new interpreter (`python -m atomic`) instead of a preloaded fork.
-FRESH_EVERY = 8
+FRESH_EVERY = 20
 
 
 @dataclass
@@ -238,7 +238,9 @@ class Launcher:
         return Child(pid, in_w, await _reader(out_r), await _reader(err_r))
 
 
-async def run_trial(index: int, root: Path, base_env: dict[str, str], seed: int, launcher: Launcher) -> TrialResult:
+async def run_trial(
+    index: int, root: Path, base_env: dict[str, str], seed: int, launcher: Launcher, reopener: Reopener
+) -> TrialResult:
     rng = random.Random(seed * 7919 + index)
     trigger, count = KILL_POINTS[index % len(KILL_POINTS)]
     prompt_first = (index // len(KILL_POINTS)) % 2 == 0
@@ -273,14 +275,18 @@ async def run_trial(index: int, root: Path, base_env: dict[str, str], seed: int,
     result.stderr = (await child.stderr.read()).decode("utf-8", errors="replace")
     child.close_stdin()
     await child.wait()
-    _check_file(result, sessions)
-    if result.session_file is not None and (problem := await reopen_answers_state(result.session_file, base_env,
-                                                                                      agent, launcher)):
-        result.problems.append(f"reopen: {problem}")
+    header_ok = _check_file(result, sessions)
+    if result.session_file is not None:
+        if problem := await reopener.check(result.session_file):
+            result.problems.append(f"reopen by switch_session: {problem}")
+        if (fresh or not header_ok) and (problem := await reopen_answers_state(result.session_file, base_env,
+                                                                                  agent, launcher)):
+            result.problems.append(f"reopen by --session: {problem}")
     return result
 
 
-def _check_file(result: TrialResult, sessions: Path) -> None:
+def _check_file(result: TrialResult, sessions: Path) -> bool:
+    """Record what the file lacks of what was acknowledged; False when its first line is not a header."""
     files = session_files(sessions)
     if len(files) > 1:
         result.problems.append(f"{len(files)} session files")
@@ -294,9 +300,10 @@ def _check_file(result: TrialResult, sessions: Path) -> None:
             result.problems.append("prompt acknowledged, no session file")
         if ended:
             result.problems.append(f"{len(ended)} message_end sent, no session file")
-        return
+        return True
     stored = stored_messages(result.session_file)
-    if not first_line_is_header(result.session_file):
+    header_ok = first_line_is_header(result.session_file)
+    if not header_ok:
         result.problems.append("first line is not a session header")
     user_texts = [m.get("content") for m in stored if m.get("role") == "user"]
     if acknowledged and not any(PROMPT_TEXT in json.dumps(text) for text in user_texts):
@@ -304,6 +311,26 @@ def _check_file(result: TrialResult, sessions: Path) -> None:
     for message in ended:
         if message not in stored:
             result.problems.append(f"{message.get('role')} message_end sent but not in the file")
+    return header_ok
+
+
+async def _answer(child: Child, request_id: str) -> dict[str, Any] | None:
+    while True:
+        raw = await asyncio.wait_for(child.stdout.readline(), LINE_TIMEOUT_S)
+        if not raw:
+            return None
+        with contextlib.suppress(ValueError):
+            message = json.loads(raw)
+            if message.get("type") == "response" and message.get("id") == request_id:
+                return dict(message)
+
+
+def _state_problem(answer: dict[str, Any] | None, path: Path) -> str | None:
+    if answer is None or not answer.get("success"):
+        return f"no get_state answer: {answer}"
+    if answer["data"].get("sessionFile") != str(path):
+        return f"get_state names {answer['data'].get('sessionFile')}"
+    return None
 
 
 async def reopen_answers_state(path: Path, base_env: dict[str, str], agent_dir: Path, launcher: Launcher) -> str | None:
@@ -314,23 +341,55 @@ async def reopen_answers_state(path: Path, base_env: dict[str, str], agent_dir: 
     env.pop("ATOMIC_SCRIPT", None)
     child = await launcher.spawn(["--provider", "scripted", "--session", str(path)], path.parent, env)
     child.write(b'{"id":"s","type":"get_state"}\n')
-    child.close_stdin()
     try:
-        out = await asyncio.wait_for(child.stdout.read(), LINE_TIMEOUT_S)
-        err = await child.stderr.read()
+        answer = await _answer(child, "s")
+        problem = _state_problem(answer, path)
+        if answer is None:
+            problem = f"{problem}: {(await child.stderr.read()).decode(errors='replace')[-300:]}"
+        return problem
     finally:
         child.kill()
+        child.close_stdin()
         await child.wait()
-    for raw in out.split(b"\n"):
-        try:
-            message = json.loads(raw)
-        except ValueError:
-            continue
-        if message.get("id") == "s" and message.get("success"):
-            if message["data"].get("sessionFile") != str(path):
-                return f"get_state names {message['data'].get('sessionFile')}"
-            return None
-    return f"no get_state answer: {err.decode(errors='replace')[-300:]}"
+
+
+class Reopener:
+    """One `atomic --mode rpc` that opens each trial's file with `switch_session` and answers get_state.
+
+    Cheaper than a process per file; every few trials (and for every file whose first line is not a
+    header) the file is opened by a new process with `--session` as well.
+    """
+
+    def __init__(self, launcher: Launcher, base_env: dict[str, str], agent_dir: Path) -> None:
+        self.launcher = launcher
+        self.base_env = base_env
+        self.agent_dir = agent_dir
+        self.child: Child | None = None
+        self._lock = asyncio.Lock()
+        self._ids = 0
+
+    async def check(self, path: Path) -> str | None:
+        async with self._lock:
+            if self.child is None:
+                env = dict(self.base_env)
+                env["ATOMIC_CODING_AGENT_DIR"] = str(self.agent_dir)
+                env.pop("ATOMIC_SCRIPT", None)
+                self.agent_dir.mkdir(parents=True, exist_ok=True)
+                self.child = await self.launcher.spawn(["--provider", "scripted", "--no-session"], self.agent_dir, env)
+            self._ids += 1
+            switch, state = f"w{self._ids}", f"s{self._ids}"
+            self.child.write(json.dumps({"id": switch, "type": "switch_session", "sessionPath": str(path)}).encode()
+                             + b"\n" + json.dumps({"id": state, "type": "get_state"}).encode() + b"\n")
+            switched = await _answer(self.child, switch)
+            if switched is None or not switched.get("success"):
+                return f"switch_session failed: {switched}"
+            return _state_problem(await _answer(self.child, state), path)
+
+    async def stop(self) -> None:
+        if self.child is not None:
+            self.child.close_stdin()
+            self.child.kill()
+            await self.child.wait()
 
 
 class CpuHogs:
@@ -360,13 +419,14 @@ async def run_trials(
     cpu = CpuHogs(hogs)
     launcher = Launcher()
     await launcher.start()
+    reopener = Reopener(launcher, base_env, root / "reopener")
     await cpu.start()
     gate = asyncio.Semaphore(parallel)
 
     async def one(index: int) -> TrialResult:
         async with gate:
             started = time.perf_counter()
-            result = await run_trial(index, root, base_env, seed, launcher)
+            result = await run_trial(index, root, base_env, seed, launcher, reopener)
             result.seconds = time.perf_counter() - started
             return result
 
@@ -374,6 +434,7 @@ async def run_trials(
         return list(await asyncio.gather(*(one(i) for i in range(trials))))
     finally:
         await cpu.stop()
+        await reopener.stop()
         await launcher.stop()
 
 
@@ -382,7 +443,7 @@ def main() -> None:
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--trials", type=int, default=200)
-    parser.add_argument("--parallel", type=int, default=4)
+    parser.add_argument("--parallel", type=int, default=6)
     parser.add_argument("--hogs", type=int, default=2)
     parser.add_argument("--seed", type=int, default=int(time.time()))
     args = parser.parse_args()
