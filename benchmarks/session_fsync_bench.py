@@ -52,6 +52,18 @@ def in_process(folder: Path, runs: int, fsync: bool) -> tuple[float, float]:
     return statistics.median(creates) * 1000, statistics.median(appends) * 1000
 
 
+def _send(process: subprocess.Popen[bytes], line: dict[str, object]) -> None:
+    assert process.stdin is not None
+    process.stdin.write(json.dumps(line).encode() + b"\n")
+    process.stdin.flush()
+
+
+def _until(process: subprocess.Popen[bytes], key: str, value: str) -> None:
+    assert process.stdout is not None
+    while json.loads(process.stdout.readline()).get(key) != value:
+        pass
+
+
 def first_prompt(folder: Path, runs: int, fsync: bool) -> tuple[float, float]:
     responses: list[float] = []
     ends: list[float] = []
@@ -67,25 +79,14 @@ def first_prompt(folder: Path, runs: int, fsync: bool) -> tuple[float, float]:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=cwd, env=env,
         )
         assert process.stdin is not None and process.stdout is not None
-
-        def send(line: dict[str, object]) -> None:
-            assert process.stdin is not None
-            process.stdin.write(json.dumps(line).encode() + b"\n")
-            process.stdin.flush()
-
-        def until(predicate: object) -> None:
-            assert process.stdout is not None and callable(predicate)
-            while not predicate(json.loads(process.stdout.readline())):
-                pass
-
-        send({"id": "s", "type": "get_state"})
-        until(lambda m: m.get("id") == "s")
+        _send(process, {"id": "s", "type": "get_state"})
+        _until(process, "id", "s")
         time.sleep(0.3)  # past the start-up work that follows the first answer
         started = time.perf_counter()
-        send({"id": "p", "type": "prompt", "message": "first prompt"})
-        until(lambda m: m.get("id") == "p")
+        _send(process, {"id": "p", "type": "prompt", "message": "first prompt"})
+        _until(process, "id", "p")
         responses.append(time.perf_counter() - started)
-        until(lambda m: m.get("type") == "agent_end")
+        _until(process, "type", "agent_end")
         ends.append(time.perf_counter() - started)
         process.stdin.close()
         process.wait(10)
