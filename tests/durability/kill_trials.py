@@ -58,7 +58,12 @@ KILL_POINTS: list[tuple[str, int]] = [
     ("message_update", 12),
     ("message_end", 4),
     ("agent_end", 1),
+    ("steer", 1),
+    ("follow_up", 1),
 ]
+# "steer" / "follow_up": once the first answer streams, that command is sent, and the kill comes on
+# its response; its message must then be in the file or in the queue journal beside it.
+QUEUED_TEXT = "Also mention the file sizes."
 LINE_TIMEOUT_S = 60.0
 # Every this many trials, a new interpreter (`python -m atomic`) instead of a preloaded fork.
 FRESH_EVERY = 20
@@ -262,6 +267,12 @@ async def run_trial(
         child.write(prompt)
         if trigger == "send":
             await asyncio.sleep(rng.uniform(0, 0.4 if prompt_first else 0.05))
+        elif trigger in ("steer", "follow_up"):
+            await _read_until(child.stdout, result.lines, "message_update", 1)
+            child.write(json.dumps({"id": "q1", "type": trigger, "message": QUEUED_TEXT}).encode() + b"\n")
+            await _read_until(child.stdout, result.lines, "response", 0, trigger)
+            if rng.random() < 0.5:
+                await asyncio.sleep(rng.uniform(0, 0.003))
         else:
             await _read_until(child.stdout, result.lines, trigger, count)
             # Sometimes a little later: "right after" covers the next few steps too.
@@ -311,6 +322,14 @@ def _check_file(result: TrialResult, sessions: Path) -> bool:
     for message in ended:
         if message not in stored:
             result.problems.append(f"{message.get('role')} message_end sent but not in the file")
+    queued = any(
+        m.get("type") == "response" and m.get("command") in ("steer", "follow_up") and m.get("success")
+        for m in result.lines
+    )
+    journal = result.session_file.with_name(result.session_file.name + ".queue")
+    waiting = journal.read_text(encoding="utf-8") if journal.exists() else ""
+    if queued and not (any(QUEUED_TEXT in json.dumps(text) for text in user_texts) or QUEUED_TEXT in waiting):
+        result.problems.append("queued message acknowledged but neither in the file nor in its queue journal")
     return header_ok
 
 
@@ -383,7 +402,11 @@ class Reopener:
             switched = await _answer(self.child, switch)
             if switched is None or not switched.get("success"):
                 return f"switch_session failed: {switched}"
-            return _state_problem(await _answer(self.child, state), path)
+            problem = _state_problem(await _answer(self.child, state), path)
+            # A restored queue would follow this process to the next file: it is emptied here.
+            self.child.write(json.dumps({"id": f"c{self._ids}", "type": "clear_queue"}).encode() + b"\n")
+            await _answer(self.child, f"c{self._ids}")
+            return problem
 
     async def stop(self) -> None:
         if self.child is not None:

@@ -3,7 +3,8 @@
 200 trials of `atomic --mode rpc` on the scripted provider (tests/durability/kill_trials.py), six at a
 time beside two busy processes, each killed at one point: while starting, right after the prompt's
 response, at the user's message_end, during streaming, at the assistant's message_end, as the bash tool
-starts, at the tool result's message_end, at agent_end. Before session writes were ordered (the prompt
+starts, at the tool result's message_end, at agent_end, and at the response to a steer or follow_up
+sent while the answer streams (that message must be in the file or in its queue journal). Before session writes were ordered (the prompt
 was answered before its message was written) about one trial in ten lost an acknowledged prompt.
 """
 
@@ -33,8 +34,13 @@ async def test_killed_atomic_keeps_every_acknowledged_prompt_and_message(tmp_pat
     )
     ended = Counter(m["message"]["role"] for r in results for m in r.lines if m.get("type") == "message_end")
     tool_starts = sum(any(m.get("type") == "tool_execution_start" for m in r.lines) for r in results)
+    queued = sum(
+        any(m.get("type") == "response" and m.get("command") in ("steer", "follow_up") for m in r.lines)
+        for r in results
+    )
     assert len(results) == TRIALS and len({r.point for r in results}) == len(KILL_POINTS)
     assert acknowledged >= TRIALS // 2
     assert ended["user"] >= TRIALS // 2 and ended["assistant"] >= TRIALS // 3 and ended["toolResult"] >= TRIALS // 5
     assert tool_starts >= TRIALS // 3
+    assert queued >= TRIALS // 20
     assert sum(r.session_file is not None for r in results) >= TRIALS // 2
