@@ -98,9 +98,9 @@ async def test_switching_on_to_a_clean_file_drops_the_report(start_rpc: StartRpc
 
 
 async def test_a_folder_given_as_the_session_is_a_clear_error(start_rpc: StartRpc, tmp_path: Path) -> None:
-    folder = tmp_path / "a-folder.jsonl"
+    folder = tmp_path / "sessions.jsonl"
     folder.mkdir()
     client = await start_rpc(None)
     response = await client.request({"type": "switch_session", "sessionPath": str(folder)})
-    assert response["success"] is False and "folder" in response["error"]
+    assert response["success"] is False and response["error"].endswith("it is a folder")
     assert (await client.get_state())["isStreaming"] is False  # still serving

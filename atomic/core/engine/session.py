@@ -562,13 +562,9 @@ class AgentSession:
         if not items and len(self.follow_ups) and not len(self.steering):
             pending = [user_message_from(i) for i in self.follow_ups.poll()]
             self.queue_changed()
-        # Steering left queued by an earlier abort (or sent while idle) is delivered with them.
-        leftover = self.steering.poll()
-        if leftover:
-            self.queue_changed()
-            pending += [user_message_from(i) for i in leftover]
         # Write, then tell: the messages are on disk before the caller (the `prompt` response) says
-        # they were accepted; the run only announces them (message_start / message_end).
+        # they were accepted; the run only announces them (message_start / message_end). Steering
+        # the run takes first is on disk already, in the queue journal.
         for message in pending:
             self.record_message(message)
         run = AgentRun(self, recorded=pending)

@@ -83,12 +83,12 @@ class SessionStore:
         Then the damaged bytes are kept beside the file and the file is rewritten as it was read;
         `recovery` (and one line in `warnings`) says what was done.
         """
+        if path.is_dir():
+            raise SessionFileError(f"Cannot open session file {path}: it is a folder")
         try:
             raw_bytes = path.read_bytes()
         except OSError as exc:
             raise SessionFileError(f"Cannot open session file {path}: {exc.strerror or exc}") from exc
-        if path.is_dir():
-            raise SessionFileError(f"{path} is a folder, not a session file")
         text = raw_bytes.decode("utf-8", errors="replace")
         lines = text.split("\n")
         damage = Damage()
