@@ -46,7 +46,9 @@ from atomic.core.permissions import (
     ApprovalRequest,
     Approver,
     Decision,
+    ListedRule,
     PermissionMode,
+    RuleList,
     needs_approval,
 )
 from atomic.core.settings import Settings
@@ -128,6 +130,7 @@ __all__ = [
     "FileChange",
     "ForkMessage",
     "ForkResult",
+    "ListedRule",
     "LogoutResult",
     "McpServerStatus",
     "Model",
@@ -139,6 +142,7 @@ __all__ = [
     "PromptRejected",
     "ProviderAuth",
     "QueueSnapshot",
+    "RuleList",
     "SessionOptions",
     "SessionRecovery",
     "SessionState",

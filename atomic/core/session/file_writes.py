@@ -8,7 +8,7 @@ returned is there after a crash.
   fsynced before the call returns (callers acknowledge an entry only after that).
 - `keep_backup`: a damaged file's bytes are copied beside it before it is rewritten.
 
-Files are created 0600, as the agent's other private files.
+Files are created 0600 and missing folders 0700, as the agent's other private files (private_files.py).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import os
 import tempfile
 from pathlib import Path
 
-FILE_MODE = 0o600
+from atomic.core.private_files import FILE_MODE, ensure_private_dir
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -44,7 +44,7 @@ def fsync_folder(folder: Path) -> None:
 def create_whole(path: Path, data: bytes) -> None:
     """Write `data` as the new file `path`: temp file, fsync, rename, fsync of the folder."""
     folder = path.parent
-    folder.mkdir(parents=True, exist_ok=True)
+    ensure_private_dir(folder)
     fd, temp = tempfile.mkstemp(dir=str(folder), prefix=f".{path.name}.", suffix=".tmp")
     try:
         os.fchmod(fd, FILE_MODE)
