@@ -6,7 +6,13 @@ from pydantic import Field
 
 from atomic.core.wire import WireModel
 
-Api = Literal["anthropic-messages", "openai-completions", "openai-responses", "scripted"]
+Api = Literal[
+    "anthropic-messages",
+    "openai-completions",
+    "openai-responses",
+    "google-generative-ai",
+    "scripted",
+]
 
 
 class ModelCost(WireModel):
