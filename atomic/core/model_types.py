@@ -11,6 +11,8 @@ Api = Literal[
     "openai-completions",
     "openai-responses",
     "google-generative-ai",
+    "azure-openai-responses",
+    "azure-openai-completions",
     "scripted",
 ]
 

@@ -54,6 +54,18 @@ def _google_generative() -> Provider:
     return GoogleGenerativeAIProvider()
 
 
+def _azure_responses() -> Provider:
+    from atomic.core.providers.azure_openai import azure_responses_provider
+
+    return azure_responses_provider()
+
+
+def _azure_completions() -> Provider:
+    from atomic.core.providers.azure_openai import azure_completions_provider
+
+    return azure_completions_provider()
+
+
 def _scripted() -> Provider:
     from atomic.core.providers.scripted import ScriptedProvider
 
@@ -106,6 +118,10 @@ APIS: dict[str, ApiSpec] = {
         _openai_responses, _warm_http("atomic.core.providers.openai_responses"), thinking_params.responses_params),
     "google-generative-ai": ApiSpec(
         _google_generative, _warm_http("atomic.core.providers.google_generative"), thinking_params.google_params),
+    "azure-openai-responses": ApiSpec(
+        _azure_responses, _warm_http("atomic.core.providers.azure_openai"), thinking_params.responses_params),
+    "azure-openai-completions": ApiSpec(
+        _azure_completions, _warm_http("atomic.core.providers.azure_openai"), thinking_params.completions_params),
     # Tests, snapshots and demos: a session gives it its own script (SessionOptions.scripted or a script file).
     "scripted": ApiSpec(_scripted, None, None, needs_api_key=False),
 }
