@@ -11,6 +11,7 @@ Api = Literal[
     "openai-completions",
     "openai-responses",
     "google-generative-ai",
+    "google-vertex",
     "azure-openai-responses",
     "azure-openai-completions",
     "scripted",

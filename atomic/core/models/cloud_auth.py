@@ -72,11 +72,12 @@ def vertex_credential_label() -> str | None:
     """An express-mode API key, or ADC with a project to bill; else None."""
     if _set("GOOGLE_CLOUD_API_KEY"):
         return "GOOGLE_CLOUD_API_KEY"
-    if vertex_project() is None:
-        return None
+    if _set("GOOGLE_APPLICATION_CREDENTIALS"):
+        # A service account file names its own project.
+        return "GOOGLE_APPLICATION_CREDENTIALS"
     found = adc_file()
-    if found is not None:
-        return "GOOGLE_APPLICATION_CREDENTIALS" if _set("GOOGLE_APPLICATION_CREDENTIALS") else str(found)
+    if found is not None and vertex_project() is not None:
+        return str(found)
     return None
 
 

@@ -10,7 +10,7 @@ cap like any other.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 from urllib.parse import quote
 
@@ -44,12 +44,15 @@ def http_error(status: int, body: bytes, headers: Any, api_key: str | None) -> P
     return failure
 
 
-async def stream_gemini(
-    request: StreamRequest, url: str, headers: dict[str, str], secret: str | None
-) -> AsyncIterator[ProviderEvent]:
-    """POST the Gemini body to `url` and map its SSE chunks (shared with Vertex AI)."""
+# Resolves (url, headers) for one request (a Vertex token may need a refresh first).
+Prepare = Callable[[], Awaitable[tuple[str, dict[str, str]]]]
+
+
+async def stream_gemini(request: StreamRequest, prepare: Prepare, secret: str | None) -> AsyncIterator[ProviderEvent]:
+    """POST the Gemini body and map its SSE chunks (shared with Vertex AI)."""
     response: Any = None
     try:
+        url, headers = await prepare()
         body = json.dumps(build_body(request)).encode()
         response = await http.post_stream(request, url, headers, body)
         if response.status_code != 200:
@@ -71,9 +74,12 @@ class GoogleGenerativeAIProvider:
     """`Provider` for api "google-generative-ai"."""
 
     def stream(self, request: StreamRequest) -> AsyncIterator[ProviderEvent]:
-        base = request.model.base_url or DEFAULT_BASE_URL
-        headers = {"content-type": "application/json", "accept": "text/event-stream"}
-        if request.api_key:
-            headers["x-goog-api-key"] = request.api_key
-        headers = http.merge_headers(headers, request.headers)
-        return stream_gemini(request, http.join_url(base, stream_path("", request.model.id)), headers, request.api_key)
+        async def prepare() -> tuple[str, dict[str, str]]:
+            base = request.model.base_url or DEFAULT_BASE_URL
+            headers = {"content-type": "application/json", "accept": "text/event-stream"}
+            if request.api_key:
+                headers["x-goog-api-key"] = request.api_key
+            url = http.join_url(base, stream_path("", request.model.id))
+            return url, http.merge_headers(headers, request.headers)
+
+        return stream_gemini(request, prepare, request.api_key)

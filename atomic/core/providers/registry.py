@@ -54,6 +54,12 @@ def _google_generative() -> Provider:
     return GoogleGenerativeAIProvider()
 
 
+def _google_vertex() -> Provider:
+    from atomic.core.providers.google_vertex import GoogleVertexProvider
+
+    return GoogleVertexProvider()
+
+
 def _azure_responses() -> Provider:
     from atomic.core.providers.azure_openai import azure_responses_provider
 
@@ -118,6 +124,9 @@ APIS: dict[str, ApiSpec] = {
         _openai_responses, _warm_http("atomic.core.providers.openai_responses"), thinking_params.responses_params),
     "google-generative-ai": ApiSpec(
         _google_generative, _warm_http("atomic.core.providers.google_generative"), thinking_params.google_params),
+    # Gemini's thinking parameters; Claude models on Vertex take Anthropic's (google_vertex.py builds them).
+    "google-vertex": ApiSpec(
+        _google_vertex, _warm_http("atomic.core.providers.google_vertex"), thinking_params.google_params),
     "azure-openai-responses": ApiSpec(
         _azure_responses, _warm_http("atomic.core.providers.azure_openai"), thinking_params.responses_params),
     "azure-openai-completions": ApiSpec(
