@@ -12,6 +12,7 @@ Api = Literal[
     "openai-responses",
     "google-generative-ai",
     "google-vertex",
+    "bedrock-converse-stream",
     "azure-openai-responses",
     "azure-openai-completions",
     "scripted",

@@ -60,6 +60,19 @@ def _google_vertex() -> Provider:
     return GoogleVertexProvider()
 
 
+def _bedrock() -> Provider:
+    from atomic.core.providers.bedrock_converse import BedrockConverseProvider
+
+    return BedrockConverseProvider()
+
+
+def _warm_bedrock() -> None:
+    from atomic.core.providers import bedrock_converse
+
+    _warm_http("atomic.core.providers.bedrock_converse")()
+    bedrock_converse.warm_up()
+
+
 def _azure_responses() -> Provider:
     from atomic.core.providers.azure_openai import azure_responses_provider
 
@@ -127,6 +140,8 @@ APIS: dict[str, ApiSpec] = {
     # Gemini's thinking parameters; Claude models on Vertex take Anthropic's (google_vertex.py builds them).
     "google-vertex": ApiSpec(
         _google_vertex, _warm_http("atomic.core.providers.google_vertex"), thinking_params.google_params),
+    # Claude models on Bedrock take Anthropic's thinking parameters (bedrock_request.py builds them).
+    "bedrock-converse-stream": ApiSpec(_bedrock, _warm_bedrock, thinking_params.anthropic_params),
     "azure-openai-responses": ApiSpec(
         _azure_responses, _warm_http("atomic.core.providers.azure_openai"), thinking_params.responses_params),
     "azure-openai-completions": ApiSpec(
