@@ -107,3 +107,10 @@ async def test_a_models_json_base_url_replaces_the_host(make_registry: Make, age
     assert type(events[-1]).__name__ == "Done"
     assert server.requests[0].path == "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"
     assert server.requests[0].headers["x-goog-api-key"] == "g-key"
+
+
+def test_the_no_model_message_names_the_cloud_sign_ins(make_registry: Make) -> None:
+    from atomic.core.models.setup_help import no_model_message
+
+    text = no_model_message(make_registry())
+    assert "GEMINI_API_KEY" in text and "AWS_PROFILE" in text and "gcloud auth application-default login" in text

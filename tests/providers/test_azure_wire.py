@@ -211,3 +211,18 @@ async def test_responses_deployments_form_takes_an_api_version(server: ScriptedS
     outcome = await assemble(azure_responses_provider(), make_request(model))
     assert outcome.error is None
     assert server.requests[0].path == "/openai/responses?api-version=2025-04-01-preview"
+
+
+async def test_a_responses_reply_the_filter_cut_is_an_error_stop(server: ScriptedServer) -> None:
+    model = make_model(f"{server.url}/openai/v1", id="gpt-5", api="azure-openai-responses", provider="azure-openai-responses")
+    response = {"id": "resp_az", "object": "response", "status": "in_progress", "output": []}
+    server.replies.append(Reply(events=[
+        e("response.created", response=response),
+        e("response.output_item.added", output_index=0, item={"id": "msg_1", "type": "message", "content": []}),
+        e("response.output_text.delta", item_id="msg_1", output_index=0, delta="Here is"),
+        e("response.incomplete", response={"id": "resp_az", "status": "incomplete",
+                                           "incomplete_details": {"reason": "content_filter"}}),
+    ]))
+    outcome = await assemble(azure_responses_provider(), make_request(model))
+    assert outcome.error is not None and outcome.error.kind == "fatal" and outcome.message.stop_reason == "error"
+    assert "content filter" in outcome.error.message

@@ -222,3 +222,31 @@ def test_the_location_fills_the_catalog_address() -> None:
     assert base_url(request, "us-central1", express=False) == "https://us-central1-aiplatform.googleapis.com/v1"
     assert base_url(request, "global", express=False) == "https://aiplatform.googleapis.com/v1"
     assert base_url(request, "us-central1", express=True) == "https://aiplatform.googleapis.com/v1"
+
+
+async def test_a_token_about_to_expire_is_refreshed_before_the_next_request(
+    server: ScriptedServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(service_account(tmp_path, server)))
+    model = vertex_model(server, "gemini-2.5-flash")
+    short = Reply(status=200, body={"access_token": "ya29.short", "expires_in": 60, "token_type": "Bearer"})
+    server.replies += [short, Reply(raw_frames=[gemini_frame([{"text": "one"}], "STOP")]),
+                       token_reply(), Reply(raw_frames=[gemini_frame([{"text": "two"}], "STOP")])]
+    for _ in range(2):
+        outcome = await assemble(GoogleVertexProvider(), make_request(model, api_key=None))
+        assert outcome.error is None
+    paths = [r.path for r in server.requests]
+    assert paths[0] == paths[2] == "/token"
+    assert server.requests[1].headers["authorization"] == "Bearer ya29.short"
+    assert server.requests[3].headers["authorization"] == f"Bearer {TOKEN}"
+
+
+async def test_a_refused_refresh_says_to_sign_in_again(
+    server: ScriptedServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(service_account(tmp_path, server)))
+    server.replies.append(Reply(status=400, body={"error": "invalid_grant", "error_description": "Invalid JWT Signature."}))
+    outcome = await assemble(GoogleVertexProvider(), make_request(vertex_model(server, "gemini-2.5-flash"), api_key=None))
+    assert outcome.error is not None and outcome.error.kind == "auth"
+    assert "Invalid JWT Signature" in outcome.error.message and "application-default login" in outcome.error.message
+    assert [r.path for r in server.requests] == ["/token"]

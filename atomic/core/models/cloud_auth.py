@@ -90,5 +90,16 @@ def cloud_credential_label(api: str) -> str | None:
     return None
 
 
+def cloud_setup_hint(api: str) -> str | None:
+    """What to set up for a cloud api without credentials (None for other apis)."""
+    if api == BEDROCK_API:
+        return ("AWS credentials (AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY) or a Bedrock API key "
+                "in AWS_BEARER_TOKEN_BEDROCK")
+    if api == VERTEX_API:
+        return ("Google credentials (`gcloud auth application-default login` and GOOGLE_CLOUD_PROJECT, or "
+                "GOOGLE_APPLICATION_CREDENTIALS) or an express-mode key in GOOGLE_CLOUD_API_KEY")
+    return None
+
+
 def is_cloud_api(api: str) -> bool:
     return api in (BEDROCK_API, VERTEX_API)
