@@ -309,3 +309,18 @@ async def test_a_throttled_answer_is_retried_not_compacted(server: ScriptedServe
     outcome = await assemble(BedrockConverseProvider(), make_request(bedrock(server), api_key=None))
     assert outcome.error is not None and outcome.error.kind == "transient" and outcome.error.retry_after_s == 3
     assert outcome.error.message == "429 ThrottlingException: Too many tokens, please wait before trying again."
+
+
+async def test_history_with_tool_calls_declares_its_tools_when_none_are_offered(server: ScriptedServer) -> None:
+    from atomic.core.messages import AssistantMessage, ToolCall
+
+    model = bedrock(server)
+    earlier = AssistantMessage(api="bedrock-converse-stream", provider="amazon-bedrock", model=CLAUDE, stop_reason="toolUse",
+                               content=[ToolCall(id="tooluse_x", name="read", arguments={"path": "a"})])
+    history = [UserMessage(content="read a"), earlier,
+               ToolResultMessage(tool_call_id="tooluse_x", tool_name="read", content=[TextContent(text="A")])]
+    server.replies.append(reply(START, event("messageStop", {"stopReason": "end_turn"})))
+    outcome = await assemble(BedrockConverseProvider(), make_request(model, history, api_key="k"))
+    assert outcome.error is None
+    assert server.requests[0].body["toolConfig"] == {"tools": [
+        {"toolSpec": {"name": "read", "description": "read", "inputSchema": {"json": {"type": "object"}}}}]}

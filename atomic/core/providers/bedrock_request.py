@@ -159,4 +159,23 @@ def build_body(request: StreamRequest) -> dict[str, Any]:
         if is_claude(model.id):
             tools.append(dict(CACHE_POINT))
         body["toolConfig"] = {"tools": tools}
+    else:
+        used = _tool_names_used(body["messages"])
+        if used:
+            # Bedrock rejects toolUse and toolResult blocks without a toolConfig: declare the tools the
+            # history used (a resumed session run with tools turned off).
+            body["toolConfig"] = {"tools": [
+                {"toolSpec": {"name": name, "description": name, "inputSchema": {"json": {"type": "object"}}}}
+                for name in used
+            ]}
     return body
+
+
+def _tool_names_used(messages: list[dict[str, Any]]) -> list[str]:
+    names: list[str] = []
+    for message in messages:
+        for block in message["content"]:
+            use = block.get("toolUse")
+            if isinstance(use, dict) and use.get("type") in (None, "tool_use") and use.get("name") not in names:
+                names.append(str(use.get("name")))
+    return names

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import json
+import uuid
 from typing import Any
 
 from atomic.core.messages import Usage
@@ -140,8 +141,10 @@ class BedrockStream:
             return []
         if isinstance(use, dict):
             self._kinds[index] = "tool"
-            return [ToolCallStart(str(index), id=str(use.get("toolUseId") or f"tooluse_{index}"),
-                                  name=str(use.get("name") or ""))]
+            tool_id = use.get("toolUseId")
+            if not isinstance(tool_id, str) or not tool_id:
+                tool_id = f"tooluse_atomic_{uuid.uuid4().hex[:22]}"  # never seen, but an id must be unique
+            return [ToolCallStart(str(index), id=tool_id, name=str(use.get("name") or ""))]
         if isinstance(start.get("toolResult"), dict):
             self._kinds[index] = "server"
             self._server[index] = _ServerBlock({"toolResult": start["toolResult"]})
