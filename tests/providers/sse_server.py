@@ -68,6 +68,9 @@ class ScriptedServer:
             def log_message(self, *args: Any) -> None:  # keep test output clean
                 pass
 
+            def do_GET(self) -> None:  # credential endpoints (AWS SSO) answer GETs
+                self.do_POST()
+
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length") or 0)
                 raw = self.rfile.read(length) if length else b""

@@ -324,3 +324,33 @@ async def test_history_with_tool_calls_declares_its_tools_when_none_are_offered(
     assert outcome.error is None
     assert server.requests[0].body["toolConfig"] == {"tools": [
         {"toolSpec": {"name": "read", "description": "read", "inputSchema": {"json": {"type": "object"}}}}]}
+
+
+async def test_an_sso_profile_gets_role_credentials_from_the_sso_portal(
+    server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import hashlib
+    import json
+
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"):
+        monkeypatch.delenv(name)
+    start_url = "https://example.awsapps.com/start"
+    aws = Path.home() / ".aws"
+    (aws / "sso" / "cache").mkdir(parents=True)
+    (aws / "config").write_text(
+        f"[profile sso-dev]\nsso_start_url = {start_url}\nsso_region = us-east-1\n"
+        "sso_account_id = 123456789012\nsso_role_name = Developer\nregion = us-west-2\n")
+    token_file = aws / "sso" / "cache" / f"{hashlib.sha1(start_url.encode()).hexdigest()}.json"
+    token_file.write_text(json.dumps({"startUrl": start_url, "region": "us-east-1", "accessToken": "sso-access-token",
+                                      "expiresAt": "2099-01-01T00:00:00Z"}))
+    monkeypatch.setenv("AWS_PROFILE", "sso-dev")
+    monkeypatch.setenv("AWS_ENDPOINT_URL_SSO", server.url)
+    server.replies.append(Reply(status=200, body={"roleCredentials": {
+        "accessKeyId": "ASIASSO", "secretAccessKey": "sso-secret", "sessionToken": "sso-session",
+        "expiration": 4070908800000}}))
+    outcome = await run(server, bedrock(server), [START, event("messageStop", {"stopReason": "end_turn"})])
+    assert outcome.error is None
+    portal, converse = server.requests
+    assert portal.path.startswith("/federation/credentials?")
+    assert "role_name=Developer" in portal.path and portal.headers["x-amz-sso_bearer_token"] == "sso-access-token"
+    assert sigv4_problems(converse, "ASIASSO", "sso-secret", "us-west-2", session_token="sso-session") == []
