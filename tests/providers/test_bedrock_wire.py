@@ -345,6 +345,11 @@ async def test_an_sso_profile_gets_role_credentials_from_the_sso_portal(
                                       "expiresAt": "2099-01-01T00:00:00Z"}))
     monkeypatch.setenv("AWS_PROFILE", "sso-dev")
     monkeypatch.setenv("AWS_ENDPOINT_URL_SSO", server.url)
+    # botocore fixes the SSO token cache folder from HOME when it is first imported (an earlier
+    # test's HOME); point it at this test's.
+    from botocore.credentials import SSOProvider
+
+    monkeypatch.setattr(SSOProvider, "_SSO_TOKEN_CACHE_DIR", str(aws / "sso" / "cache"))
     server.replies.append(Reply(status=200, body={"roleCredentials": {
         "accessKeyId": "ASIASSO", "secretAccessKey": "sso-secret", "sessionToken": "sso-session",
         "expiration": 4070908800000}}))
@@ -354,3 +359,18 @@ async def test_an_sso_profile_gets_role_credentials_from_the_sso_portal(
     assert portal.path.startswith("/federation/credentials?")
     assert "role_name=Developer" in portal.path and portal.headers["x-amz-sso_bearer_token"] == "sso-access-token"
     assert sigv4_problems(converse, "ASIASSO", "sso-secret", "us-west-2", session_token="sso-session") == []
+
+
+@pytest.mark.parametrize("size", [1, 7, 64])
+async def test_frames_split_anywhere_decode_the_same(server: ScriptedServer, size: int) -> None:
+    whole = b"".join([
+        START, delta(0, {"reasoningContent": {"text": "Think"}}), delta(0, {"reasoningContent": {"signature": "c2ln"}}),
+        stop(0), delta(1, {"text": "Olá, "}), delta(1, {"text": "mundo"}), stop(1),
+        event("messageStop", {"stopReason": "end_turn"}), usage(5, 3),
+    ])
+    pieces = [whole[i:i + size] for i in range(0, len(whole), size)]
+    outcome = await run(server, bedrock(server), pieces)
+    assert outcome.error is None and outcome.message.text() == "Olá, mundo"
+    thinking = outcome.message.content[0]
+    assert isinstance(thinking, ThinkingContent) and thinking.thinking_signature == "c2ln"
+    assert outcome.message.usage.output == 3

@@ -250,3 +250,4 @@ async def test_a_refused_refresh_says_to_sign_in_again(
     assert outcome.error is not None and outcome.error.kind == "auth"
     assert "Invalid JWT Signature" in outcome.error.message and "application-default login" in outcome.error.message
     assert [r.path for r in server.requests] == ["/token"]
+
