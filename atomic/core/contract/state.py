@@ -26,6 +26,17 @@ class ModelFallback:
 
 
 @dataclass(frozen=True)
+class SessionRecovery:
+    """The session file was damaged when it was opened: what was skipped or mended (docs/sessions.md)."""
+
+    message: str  # one sentence for the user, naming the backup
+    backup_file: Path | None  # the damaged bytes, kept beside the file (None when it could not be written)
+    skipped_lines: tuple[int, ...]  # 1-based line numbers that could not be read
+    header_rebuilt: bool  # the first line was not a session header, so one was made up
+    relinked_entries: int  # entries whose parent was missing, attached to the entry before them
+
+
+@dataclass(frozen=True)
 class SessionState:
     """The engine's state at one moment (RPC `get_state`)."""
 
@@ -45,6 +56,7 @@ class SessionState:
     permission_mode: str  # "ask" | "accept-edits" | "yolo"
     model_fallback: ModelFallback | None  # set while the saved default model blocks prompts
     todos: tuple[TodoItem, ...] = ()  # the branch's to-do list (the `todo` tool)
+    session_recovery: SessionRecovery | None = None  # set when the session file was damaged on opening
 
 
 @dataclass(frozen=True)
