@@ -6,7 +6,7 @@ from pydantic import Field
 
 from atomic.core.wire import WireModel
 
-Api = Literal["anthropic-messages", "openai-completions", "openai-responses", "scripted"]
+Api = Literal["anthropic-messages", "openai-completions", "openai-responses", "openai-codex-responses", "scripted"]
 
 
 class ModelCost(WireModel):

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import copy
 import json
+import os
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
+from pathlib import Path
 from typing import Any
+
+from atomic.core.paths import agent_dir
 
 # Provenance of each figure, kept next to the data in catalog.json. It is documentation for people
 # and for the catalog test; models are built without it, and models.json never needs it.
@@ -48,10 +53,24 @@ class BuiltinProvider:
     compat: dict[str, Any] | None = None
     models: tuple[dict[str, Any], ...] = field(default_factory=tuple)
     provenance: dict[str, ModelProvenance] = field(default_factory=dict)
+    # How it is reached: an API key, a subscription login (oauth), cloud credentials, or nothing
+    # (a local server).
+    auth: str = "api-key"
+    # Every variable it reads: the key's, then those its base URL names (Cloudflare's account id).
+    env_vars: tuple[str, ...] = ()
+    # The models.dev provider its models and figures come from (scripts/build_catalog.py); None for
+    # the providers Atomic curates from the providers' own pages.
+    models_dev: str | None = None
+    from_models_dev: bool = False
+
+
+# Written by `atomic --refresh-models` (atomic/core/models/refresh.py): the long-tail providers built
+# from the current models.dev data, used instead of the shipped ones from then on.
+REFRESHED_CATALOG_FILE = "models-dev-catalog.json"
 
 
 @lru_cache(maxsize=1)
-def _raw_catalog() -> dict[str, Any]:
+def _shipped_catalog() -> dict[str, Any]:
     text = resources.files("atomic.core.models").joinpath("catalog.json").read_text(encoding="utf-8")
     data = json.loads(text)
     if not isinstance(data, dict) or not isinstance(data.get("providers"), dict):
@@ -59,11 +78,35 @@ def _raw_catalog() -> dict[str, Any]:
     return data
 
 
-@lru_cache(maxsize=1)
+def _refreshed_providers(folder: str) -> dict[str, Any]:
+    try:
+        data = json.loads((Path(folder) / REFRESHED_CATALOG_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    providers = data.get("providers") if isinstance(data, dict) else None
+    return providers if isinstance(providers, dict) else {}
+
+
+@lru_cache(maxsize=4)
+def _merged_providers(folder: str) -> dict[str, Any]:
+    # Only providers the shipped catalog takes from models.dev are replaced; Atomic's own stay.
+    shipped = _shipped_catalog()["providers"]
+    refreshed = _refreshed_providers(folder)
+    return {
+        name: refreshed[name] if "modelsDev" in spec and isinstance(refreshed.get(name), dict) else spec
+        for name, spec in shipped.items()
+    }
+
+
 def builtin_providers() -> dict[str, BuiltinProvider]:
     """Built-in providers in catalog order (that order is also the preference order)."""
+    return _built_providers(str(agent_dir()))
+
+
+@lru_cache(maxsize=4)
+def _built_providers(folder: str) -> dict[str, BuiltinProvider]:
     providers: dict[str, BuiltinProvider] = {}
-    for name, spec in _raw_catalog()["providers"].items():
+    for name, spec in _merged_providers(folder).items():
         providers[name] = BuiltinProvider(
             name=name,
             display_name=spec.get("name", name),
@@ -76,8 +119,29 @@ def builtin_providers() -> dict[str, BuiltinProvider]:
             compat=spec.get("compat"),
             models=tuple(_without_provenance(m) for m in spec.get("models", ())),
             provenance={m["id"]: _provenance(m) for m in spec.get("models", ())},
+            auth=spec.get("auth") or ("none" if spec.get("keyless") else "api-key"),
+            env_vars=_env_vars(spec),
+            models_dev=spec.get("modelsDev"),
+            from_models_dev="modelsDev" in spec,
         )
     return providers
+
+
+def _env_vars(spec: dict[str, Any]) -> tuple[str, ...]:
+    names = [spec["envVar"]] if spec.get("envVar") else []
+    names += [v for v in spec.get("envVars", ()) if isinstance(v, str)]
+    names += _BASE_URL_VARIABLE.findall(spec.get("baseUrl", ""))
+    return tuple(dict.fromkeys(names))
+
+
+# `{CLOUDFLARE_ACCOUNT_ID}` in a base URL is filled from the environment when the models are built.
+_BASE_URL_VARIABLE = re.compile(r"\{([A-Z][A-Z0-9_]*)\}")
+
+
+def expand_base_url(url: str) -> str:
+    """The base URL with `{VARIABLE}` parts taken from the environment (left as they are when unset,
+    so the request fails naming what is missing)."""
+    return _BASE_URL_VARIABLE.sub(lambda m: os.environ.get(m.group(1), "").strip() or m.group(0), url)
 
 
 def _without_provenance(model: dict[str, Any]) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from typing import Any
 
 from atomic.core.auth import AuthStorage, resolve_value
 from atomic.core.model_types import Model
-from atomic.core.models.catalog import BuiltinProvider, builtin_model_defs, builtin_providers
+from atomic.core.models.catalog import BuiltinProvider, builtin_model_defs, builtin_providers, expand_base_url
 from atomic.core.models.models_json import ModelsJsonError, ProviderConfig, parse_models_json
 
 MODELS_FILE_NAME = "models.json"
@@ -93,8 +93,13 @@ class ModelRegistry:
             return {}
 
     def _builtin_provider_models(self, spec: BuiltinProvider, config: ProviderConfig | None) -> list[Model]:
-        base_url = (config.base_url if config else None) or self._env_base_url(spec) or spec.base_url
-        defs = builtin_model_defs(spec.name)
+        base_url = (
+            (config.base_url if config else None)
+            or self._env_base_url(spec)
+            or self._login_base_url(spec.name)
+            or expand_base_url(spec.base_url)
+        )
+        defs = self._login_model_defs(spec.name) or builtin_model_defs(spec.name)
         if config:
             by_id = {d["id"]: i for i, d in enumerate(defs)}
             for custom in config.models:
@@ -114,6 +119,25 @@ class ModelRegistry:
             for raw in config.models
         ]
         return self._apply_overrides(config.name, models, config)
+
+    def _login_base_url(self, provider: str) -> str | None:
+        # A subscription login knows its API host (Copilot's token names it).
+        entry = self.auth.oauth(provider)
+        value = entry.get("baseUrl") if entry else None
+        return value if isinstance(value, str) and value else None
+
+    def _login_model_defs(self, provider: str) -> list[dict[str, Any]]:
+        """The models a login listed (Copilot's `/models`), over the catalog's figures for the same ids."""
+        entry = self.auth.oauth(provider)
+        listed = entry.get("models") if entry else None
+        if not isinstance(listed, list) or not listed:
+            return []
+        catalog = {d["id"]: d for d in builtin_model_defs(provider)}
+        return [
+            merge_model_def(catalog.get(item["id"], {}), item)
+            for item in listed
+            if isinstance(item, dict) and isinstance(item.get("id"), str)
+        ]
 
     @staticmethod
     def _env_base_url(spec: BuiltinProvider) -> str | None:
@@ -249,7 +273,7 @@ class ModelRegistry:
         """(source, label) of the first credential that would be used, without resolving it."""
         if self._runtime_key_for(provider):
             return "runtime", None
-        if self.auth.has_api_key(provider):
+        if self.auth.has_credential(provider):
             return "stored", None
         spec = builtin_providers().get(provider)
         if spec:
@@ -285,6 +309,9 @@ class ModelRegistry:
         stored = self.auth.api_key(provider)
         if stored:
             return stored
+        login = self.auth.oauth(provider)
+        if login is not None and isinstance(login.get("access"), str):
+            return str(login["access"])
         spec = builtin_providers().get(provider)
         if spec and spec.env_var:
             from_env = os.environ.get(spec.env_var, "").strip()
@@ -298,6 +325,15 @@ class ModelRegistry:
         if spec and spec.keyless and self.is_configured(provider):
             return LOCAL_PLACEHOLDER_KEY
         return None
+
+    def login_in_use(self, provider: str) -> bool:
+        """True when the provider's requests go with its stored subscription login (nothing before it
+        in the resolution order: no `--api-key`, no stored API key)."""
+        return (
+            not self._runtime_key_for(provider)
+            and not self.auth.has_api_key(provider)
+            and self.auth.has_oauth(provider)
+        )
 
     def headers_for(self, model: Model) -> dict[str, str]:
         """Extra request headers with env/`!command` values resolved (unresolvable ones dropped)."""

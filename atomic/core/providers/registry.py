@@ -48,6 +48,12 @@ def _openai_responses() -> Provider:
     return OpenAIResponsesProvider()
 
 
+def _openai_codex_responses() -> Provider:
+    from atomic.core.providers.openai_codex_responses import OpenAICodexResponsesProvider
+
+    return OpenAICodexResponsesProvider()
+
+
 def _scripted() -> Provider:
     from atomic.core.providers.scripted import ScriptedProvider
 
@@ -98,6 +104,9 @@ APIS: dict[str, ApiSpec] = {
         _openai_completions, _warm_http("atomic.core.providers.openai_completions"), thinking_params.completions_params),
     "openai-responses": ApiSpec(
         _openai_responses, _warm_http("atomic.core.providers.openai_responses"), thinking_params.responses_params),
+    "openai-codex-responses": ApiSpec(
+        _openai_codex_responses, _warm_http("atomic.core.providers.openai_codex_responses"),
+        thinking_params.responses_params),
     # Tests, snapshots and demos: a session gives it its own script (SessionOptions.scripted or a script file).
     "scripted": ApiSpec(_scripted, None, None, needs_api_key=False),
 }
