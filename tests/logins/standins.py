@@ -91,6 +91,20 @@ def responses_text(text: str, closing: str = "response.completed") -> bytes:
     ])
 
 
+def responses_tool_call(call_id: str, name: str, arguments: dict[str, Any]) -> bytes:
+    item = {"type": "function_call", "id": "fc_1", "call_id": call_id, "name": name,
+            "arguments": json.dumps(arguments), "status": "completed"}
+    return sse([
+        {"type": "response.created", "response": {"id": "resp_t", "status": "in_progress"}},
+        {"type": "response.output_item.added", "output_index": 0, "item": {**item, "arguments": ""}},
+        {"type": "response.function_call_arguments.delta", "item_id": "fc_1", "output_index": 0,
+         "delta": json.dumps(arguments)},
+        {"type": "response.output_item.done", "output_index": 0, "item": item},
+        {"type": "response.done", "response": {"id": "resp_t", "status": "completed", "output": [item],
+                                                "usage": {"input_tokens": 9, "output_tokens": 3, "total_tokens": 12}}},
+    ])
+
+
 @dataclass
 class StandIn:
     """State the tests script and read."""
@@ -106,7 +120,7 @@ class StandIn:
     refresh_tokens: set[str] = field(default_factory=set)
     openai_serial: int = 0
     pkce_checked: list[bool] = field(default_factory=list)
-    codex_reply: bytes = b""
+    codex_replies: list[bytes] = field(default_factory=list)
     codex_status: int = 200
     codex_error: dict[str, Any] | None = None
     seen: list[Seen] = field(default_factory=list)
@@ -202,8 +216,9 @@ class _Handler(BaseHTTPRequestHandler):
             if s.codex_error is not None:
                 self._json(s.codex_status, s.codex_error)
             else:
-                self._send(200, s.codex_reply or responses_text("hello from chatgpt", "response.done"),
-                           "text/event-stream")
+                reply = s.codex_replies.pop(0) if s.codex_replies else responses_text("hello from chatgpt",
+                                                                                                    "response.done")
+                self._send(200, reply, "text/event-stream")
         else:
             self._json(404, {"message": "Not Found"})
 

@@ -78,6 +78,17 @@ def _shipped_catalog() -> dict[str, Any]:
     return data
 
 
+def shipped_providers() -> dict[str, Any]:
+    """The providers of the catalog.json shipped with Atomic, as raw JSON (a copy)."""
+    return copy.deepcopy(_shipped_catalog()["providers"])
+
+
+def reload_catalog() -> None:
+    """Forget the built catalog (after `--refresh-models` wrote a new one)."""
+    _merged_providers.cache_clear()
+    _built_providers.cache_clear()
+
+
 def _refreshed_providers(folder: str) -> dict[str, Any]:
     try:
         data = json.loads((Path(folder) / REFRESHED_CATALOG_FILE).read_text(encoding="utf-8"))

@@ -93,12 +93,7 @@ class ModelRegistry:
             return {}
 
     def _builtin_provider_models(self, spec: BuiltinProvider, config: ProviderConfig | None) -> list[Model]:
-        base_url = (
-            (config.base_url if config else None)
-            or self._env_base_url(spec)
-            or self._login_base_url(spec.name)
-            or expand_base_url(spec.base_url)
-        )
+        base_url = self._builtin_base_url(spec, config)
         defs = self._login_model_defs(spec.name) or builtin_model_defs(spec.name)
         if config:
             by_id = {d["id"]: i for i, d in enumerate(defs)}
@@ -119,6 +114,27 @@ class ModelRegistry:
             for raw in config.models
         ]
         return self._apply_overrides(config.name, models, config)
+
+    def _builtin_base_url(self, spec: BuiltinProvider, config: ProviderConfig | None) -> str:
+        return (
+            (config.base_url if config else None)
+            or self._env_base_url(spec)
+            or self._login_base_url(spec.name)
+            or expand_base_url(spec.base_url)
+        )
+
+    def provider_base_url(self, provider: str) -> str:
+        """Where the provider's requests go (models.json, environment, login, catalog, in that order)."""
+        spec = builtin_providers().get(provider)
+        config = self._configs.get(provider)
+        if spec is not None:
+            return self._builtin_base_url(spec, config)
+        return (config.base_url if config else None) or ""
+
+    def provider_api(self, provider: str) -> str:
+        spec = builtin_providers().get(provider)
+        config = self._configs.get(provider)
+        return (config.api if config else None) or (spec.api if spec else "")
 
     def _login_base_url(self, provider: str) -> str | None:
         # A subscription login knows its API host (Copilot's token names it).
