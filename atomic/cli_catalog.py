@@ -39,7 +39,7 @@ def provider_rows(registry: ModelRegistry) -> list[dict[str, Any]]:
             "api": registry.provider_api(name),
             "baseUrl": registry.provider_base_url(name),
             "envVars": list(spec.env_vars) if spec else [],
-            "auth": spec.auth if spec else "api-key",
+            "auth": registry.auth_kind(name),
             "models": counts.get(name, 0),
             "configured": registry.is_configured(name),
         })

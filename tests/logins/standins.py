@@ -110,6 +110,7 @@ class StandIn:
     """State the tests script and read."""
 
     device_polls: list[dict[str, Any]] = field(default_factory=lambda: [{"error": "authorization_pending"}])
+    device_interval: float = 0
     copilot_status: int = 200
     copilot_serial: int = 0
     copilot_expires_in: int = 1800
@@ -198,7 +199,7 @@ class _Handler(BaseHTTPRequestHandler):
         s = self.state
         if seen.path == "/login/device/code":
             self._json(200, {"device_code": "dev-123", "user_code": "ABCD-1234",
-                             "verification_uri": "https://github.com/login/device", "expires_in": 60, "interval": 0})
+                             "verification_uri": "https://github.com/login/device", "expires_in": 60, "interval": s.device_interval})
         elif seen.path == "/login/oauth/access_token":
             answer = s.device_polls.pop(0) if s.device_polls else {"access_token": GITHUB_TOKEN, "token_type": "bearer"}
             self._json(200, answer)

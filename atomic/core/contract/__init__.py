@@ -48,6 +48,7 @@ from atomic.core.tools.base import EditorFiles, FileChange, ToolError
 from atomic.core.trust import HOW_TO_TRUST, ProjectTrust, trust_change_message
 
 if TYPE_CHECKING:
+    from atomic.core.contract.logins import SubscriptionLogin, subscription_logins
     from atomic.core.contract.records import (
         AuthStatus,
         CommandInfo,
@@ -76,6 +77,7 @@ if TYPE_CHECKING:
         session_folder,
     )
     from atomic.core.mcp.acp_servers import parse_acp_servers
+    from atomic.core.oauth.base import LoginCancelled, LoginError, LoginPrompts
     from atomic.core.project_offer import ProjectOffer
 
 # Loaded on first use (PEP 562), not at start-up: the RPC server's first answer needs none of them,
@@ -89,6 +91,8 @@ _LAZY_MODULES = {
     "atomic.core.contract.sessions": "find_session_file has_usable_model list_session_summaries session_folder",
     "atomic.core.mcp.acp_servers": "parse_acp_servers",
     "atomic.core.project_offer": "ProjectOffer",
+    "atomic.core.oauth.base": "LoginCancelled LoginError LoginPrompts",
+    "atomic.core.contract.logins": "SubscriptionLogin subscription_logins",
 }
 _LAZY = {name: module for module, names in _LAZY_MODULES.items() for name in names.split()}
 
@@ -122,6 +126,9 @@ __all__ = [
     "FileChange",
     "ForkMessage",
     "ForkResult",
+    "LoginCancelled",
+    "LoginError",
+    "LoginPrompts",
     "LogoutResult",
     "McpServerStatus",
     "Model",
@@ -138,6 +145,7 @@ __all__ = [
     "SessionStats",
     "SessionSummary",
     "SessionTree",
+    "SubscriptionLogin",
     "Settings",
     "SkippedResources",
     "StartupError",
@@ -160,5 +168,6 @@ __all__ = [
     "open_engine",
     "parse_acp_servers",
     "session_folder",
+    "subscription_logins",
     "trust_change_message",
 ]

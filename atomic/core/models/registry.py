@@ -266,6 +266,11 @@ class ModelRegistry:
                 return known
         return None
 
+    def auth_kind(self, provider: str) -> str:
+        """How the provider is reached: "api-key", "oauth", "cloud" or "none" (the catalog says)."""
+        spec = builtin_providers().get(provider)
+        return spec.auth if spec else "api-key"
+
     def env_var_for(self, provider: str) -> str | None:
         spec = builtin_providers().get(provider)
         return spec.env_var if spec else None
