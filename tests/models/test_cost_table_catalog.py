@@ -84,8 +84,9 @@ def test_no_model_message_is_helpful(make_registry: Callable[..., ModelRegistry]
         assert f"export {var}=" in text
     assert "/login" in text
     assert str(registry.models_json_path) in text
-    assert '"api": "openai-completions"' in text
+    assert '"vllm"' in text and "localhost:8000" in text
     assert "OLLAMA_HOST" in text
+    assert "atomic --login github-copilot" in text and "--list-providers" in text
 
 
 def test_catalog_is_complete_and_consistent(make_registry: Callable[..., ModelRegistry]) -> None:

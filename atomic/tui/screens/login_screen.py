@@ -24,8 +24,8 @@ if TYPE_CHECKING:
     from atomic.core.contract import AuthStatus, Engine, Model, ProviderAuth
 
 LOCAL_SERVER_HINT = (
-    "Local OpenAI-compatible server (llama.cpp, vLLM, LM Studio, Ollama)? Add it as a provider in "
-    '{agent_dir}/models.json with "baseUrl", "api": "openai-completions", "apiKey" and "models".'
+    "A GitHub Copilot or ChatGPT Plus/Pro subscription? Pick github-copilot or openai-codex. A local server? "
+    'List the models it serves under "ollama", "lmstudio", "llama-cpp" or "vllm" in {agent_dir}/models.json.'
 )
 
 
