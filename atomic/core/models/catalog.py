@@ -7,7 +7,7 @@ import json
 import os
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -51,8 +51,6 @@ class BuiltinProvider:
     opt_in_env: tuple[str, ...] = ()
     default_model: str | None = None
     compat: dict[str, Any] | None = None
-    models: tuple[dict[str, Any], ...] = field(default_factory=tuple)
-    provenance: dict[str, ModelProvenance] = field(default_factory=dict)
     # How it is reached: an API key, a subscription login (oauth), cloud credentials, or nothing
     # (a local server).
     auth: str = "api-key"
@@ -62,6 +60,19 @@ class BuiltinProvider:
     # the providers Atomic curates from the providers' own pages.
     models_dev: str | None = None
     from_models_dev: bool = False
+    # The catalog's model entries with their sources; read only for `provenance`.
+    raw_models: tuple[dict[str, Any], ...] = field(default_factory=tuple, repr=False)
+
+    @cached_property
+    def models(self) -> tuple[dict[str, Any], ...]:
+        """The model definitions, without their sources (a model is built from these alone)."""
+        return tuple(_without_provenance(m) for m in self.raw_models)
+
+    @cached_property
+    def provenance(self) -> dict[str, ModelProvenance]:
+        # Built on first use: only the docs' tests and `builtin_model_provenance` read it, and
+        # building it for every model cost start-up time for nothing.
+        return {m["id"]: _provenance(m) for m in self.raw_models}
 
 
 # Written by `atomic --refresh-models` (atomic/core/models/refresh.py): the long-tail providers built
@@ -128,8 +139,7 @@ def _built_providers(folder: str) -> dict[str, BuiltinProvider]:
             opt_in_env=tuple(spec.get("optInEnv", ())),
             default_model=spec.get("defaultModel"),
             compat=spec.get("compat"),
-            models=tuple(_without_provenance(m) for m in spec.get("models", ())),
-            provenance={m["id"]: _provenance(m) for m in spec.get("models", ())},
+            raw_models=tuple(spec.get("models", ())),
             auth=spec.get("auth") or ("none" if spec.get("keyless") else "api-key"),
             env_vars=_env_vars(spec),
             models_dev=spec.get("modelsDev"),
@@ -184,7 +194,23 @@ def _provenance(model: dict[str, Any]) -> ModelProvenance:
 def builtin_model_defs(provider: str) -> list[dict[str, Any]]:
     """Fresh copies of a provider's model definitions (callers may mutate them)."""
     spec = builtin_providers().get(provider)
-    return copy.deepcopy(list(spec.models)) if spec else []
+    if spec is None:
+        return []
+    # One pass over the raw entries: copy and leave the sources out.
+    return [
+        {key: _copy_json(value) for key, value in model.items() if key not in _PROVENANCE_KEYS}
+        for model in spec.raw_models
+    ]
+
+
+def _copy_json(value: Any) -> Any:
+    # copy.deepcopy's memo bookkeeping made copying the catalog's ~550 models the largest cost of
+    # building the registry; JSON data has no cycles or shared parts to keep.
+    if isinstance(value, dict):
+        return {key: _copy_json(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copy_json(item) for item in value]
+    return value
 
 
 def builtin_model_provenance(provider: str, model_id: str) -> ModelProvenance | None:

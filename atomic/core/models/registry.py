@@ -51,7 +51,7 @@ class ModelRegistry:
         self.errors: list[str] = []
         self.warnings: list[str] = []
         self._configs: dict[str, ProviderConfig] = {}
-        self._models: list[Model] = []
+        self._built: dict[str, list[Model]] = {}
         self.reload()
 
     def __repr__(self) -> str:
@@ -70,13 +70,31 @@ class ModelRegistry:
         self.errors = []
         self.warnings = []
         self._configs = self._load_models_json()
-        models: list[Model] = []
-        for name, spec in builtin_providers().items():
-            models.extend(self._builtin_provider_models(spec, self._configs.get(name)))
+        # Each provider's models are built when first asked for: start-up needs the configured
+        # providers' only, and the catalog has hundreds of models. A provider with modelOverrides is
+        # built now so that an override matching no model is reported by reload.
+        self._built = {}
         for name, config in self._configs.items():
-            if name not in builtin_providers():
-                models.extend(self._custom_provider_models(config))
-        self._models = models
+            if config.model_overrides:
+                self._provider_models(name)
+
+    def _provider_models(self, name: str) -> list[Model]:
+        built = self._built.get(name)
+        if built is None:
+            spec = builtin_providers().get(name)
+            config = self._configs.get(name)
+            if spec is not None:
+                built = self._builtin_provider_models(spec, config)
+            elif config is not None:
+                built = self._custom_provider_models(config)
+            else:
+                built = []
+            self._built[name] = built
+        return built
+
+    @property
+    def _models(self) -> list[Model]:
+        return [model for name in self.providers() for model in self._provider_models(name)]
 
     def _load_models_json(self) -> dict[str, ProviderConfig]:
         try:
@@ -232,23 +250,17 @@ class ModelRegistry:
 
     def available_models(self) -> list[Model]:
         """Models whose provider has a credential (or is a local server the user opted into)."""
-        configured: dict[str, bool] = {}
-        result = []
-        for model in self._models:
-            if model.provider not in configured:
-                configured[model.provider] = self.is_configured(model.provider)
-            if configured[model.provider]:
-                result.append(model)
-        return result
+        return [m for name in self.providers() if self.is_configured(name) for m in self._provider_models(name)]
 
     def find(self, provider: str, model_id: str) -> Model | None:
         name = self.canonical_provider(provider) or provider
-        for model in self._models:
-            if model.provider == name and model.id == model_id:
+        models = self._provider_models(name)
+        for model in models:
+            if model.id == model_id:
                 return model
         lowered = model_id.lower()
-        for model in self._models:
-            if model.provider == name and model.id.lower() == lowered:
+        for model in models:
+            if model.id.lower() == lowered:
                 return model
         return None
 
