@@ -266,8 +266,9 @@ def long_tail_spec(name: str) -> LongTailProvider | None:
 
 
 # Where a provider serves another's models, Atomic's level map for them comes from that provider's
-# curated entry (the ChatGPT plan's models are OpenAI's).
-_LEVEL_MAPS_FROM = {"openai-codex": "openai"}
+# curated entry (the ChatGPT plan's models are OpenAI's; Copilot serves OpenAI's and Anthropic's,
+# Anthropic's ids there spelled with dots: claude-sonnet-4.5 for claude-sonnet-4-5).
+_LEVEL_MAPS_FROM = {"openai-codex": ("openai",), "github-copilot": ("openai", "anthropic")}
 
 
 def build_long_tail(data: dict[str, Any], checked: str, snapshot: str, curated: dict[str, Any]) -> dict[str, Any]:
@@ -276,11 +277,15 @@ def build_long_tail(data: dict[str, Any], checked: str, snapshot: str, curated: 
     providers: dict[str, Any] = {}
     for spec in LONG_TAIL:
         entry = provider_from_models_dev(spec, data, snapshot)
-        lender = curated.get(_LEVEL_MAPS_FROM.get(spec.name, ""), {})
-        maps = {m["id"]: m["thinkingLevelMap"] for m in lender.get("models", ()) if m.get("thinkingLevelMap")}
+        maps: dict[str, Any] = {}
+        for lender in _LEVEL_MAPS_FROM.get(spec.name, ()):
+            for model in curated.get(lender, {}).get("models", ()):
+                if model.get("thinkingLevelMap"):
+                    maps.setdefault(model["id"], model["thinkingLevelMap"])
         for model in entry["models"]:
             model["checked"] = checked
-            if model["id"] in maps:
-                model["thinkingLevelMap"] = maps[model["id"]]
+            level_map = maps.get(model["id"]) or maps.get(model["id"].replace(".", "-"))
+            if level_map:
+                model["thinkingLevelMap"] = level_map
         providers[spec.name] = entry
     return providers
