@@ -156,3 +156,47 @@ def test_refresh_uses_the_refresh_grant(standin: StandInServer) -> None:
 def test_a_refused_refresh_asks_for_a_new_login(standin: StandInServer) -> None:
     with pytest.raises(ReloginNeeded, match="atomic --login openai-codex"):
         refresh({"access": "a", "refresh": "rt-unknown", "expires": 0})
+
+
+async def test_a_callback_with_another_state_cannot_slip_in_a_code(
+    standin: StandInServer, agent_dir: Path, callback_port: int
+) -> None:
+    """A page the attacker controls can make the browser call the callback; without the login's state
+    its code is refused and the real login still completes."""
+    def attacker_then_browser(url: str) -> None:
+        def run() -> None:
+            forged = f"http://127.0.0.1:{callback_port}/auth/callback?code=attacker-code&state=guess"
+            try:
+                urllib.request.urlopen(forged)
+            except urllib.error.HTTPError as refused:
+                assert refused.code == 400
+            browser(url)
+
+        threading.Thread(target=run, daemon=True).start()
+
+    await run_login(AuthStorage(agent_dir), "openai-codex", ScriptedPrompts(on_url=attacker_then_browser))
+    codes = [s.body.get("code") for s in standin.state.requests_to("/oauth/token")]
+    assert "attacker-code" not in codes and standin.state.pkce_checked == [True]
+
+
+async def test_two_processes_refreshing_at_once_spend_the_refresh_token_once(
+    standin: StandInServer, agent_dir: Path
+) -> None:
+    from atomic.core.oauth import fresh_credential
+
+    standin.state.refresh_tokens.add("rt-once")
+    AuthStorage(agent_dir).set_oauth("openai-codex", {"access": "a", "refresh": "rt-once", "expires": 0,
+                                                      "accountId": ACCOUNT_ID})
+    first, second = await asyncio.gather(
+        fresh_credential(AuthStorage(agent_dir), "openai-codex"),
+        fresh_credential(AuthStorage(agent_dir), "openai-codex"),
+    )
+    assert first is not None and second is not None and first["access"] == second["access"]
+    assert len(standin.state.requests_to("/oauth/token")) == 1
+
+
+def test_there_is_no_login_for_anthropic_subscriptions() -> None:
+    from atomic.core.oauth import LOGIN_PROVIDERS, oauth_login
+
+    assert LOGIN_PROVIDERS == ("github-copilot", "openai-codex")
+    assert oauth_login("anthropic") is None

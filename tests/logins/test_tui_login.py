@@ -55,3 +55,39 @@ async def test_escape_stops_the_login(standin: StandInServer, tmp_path: Path, ag
         assert len(standin.state.requests_to("/login/oauth/access_token")) <= polls + 1
         assert app.session.model is None
     assert not (agent_dir / "auth.json").exists()
+
+
+async def test_chatgpt_login_from_the_tui_by_pasting_the_address(
+    standin: StandInServer, tmp_path: Path, agent_dir: Path, callback_port: int
+) -> None:
+    import re
+
+    from textual.widgets import Input
+
+    from tests.logins.test_codex_login import authorize
+
+    app = no_key_app(tmp_path / "p")
+    async with app.run_test(size=(110, 36)) as pilot:
+        await pilot.pause()
+        await run_command(pilot, "/login")
+        await wait_for(lambda: type(app.screen).__name__ == "LoginScreen", pilot)
+        await pilot.press(*"openai-codex", "enter")
+        await wait_for(lambda: type(app.screen).__name__ == "SubscriptionLoginScreen", pilot)
+        screen = app.screen
+        await wait_for(lambda: screen.query_one("#login-paste", Input).display, pilot)
+        text = str(screen.query_one("#login-lines", Static).render())
+        url = re.search(r"http://127\.0\.0\.1:\d+/oauth/authorize\?\S+", text)
+        assert url is not None, text
+        screen.query_one("#login-paste", Input).value = authorize(url.group(0))
+        await pilot.press("enter")
+        await wait_for(lambda: type(app.screen).__name__ != "SubscriptionLoginScreen", pilot, timeout=20)
+        await pilot.pause()
+        assert app.session.model is not None and app.session.model.provider == "openai-codex"
+        # /logout lists the login and removes it.
+        await run_command(pilot, "/logout")
+        await wait_for(lambda: type(app.screen).__name__ == "LoginScreen", pilot)
+        await pilot.press(*"openai-codex", "enter")
+        await wait_for(lambda: type(app.screen).__name__ != "LoginScreen", pilot)
+        await pilot.pause()
+        assert any("its login is removed" in str(n.render()) for n in notes(app))
+    assert "openai-codex" not in json.loads((agent_dir / "auth.json").read_text())
