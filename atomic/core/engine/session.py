@@ -260,6 +260,9 @@ class AgentSession:
     def headers_for(self, model: Model) -> dict[str, str]:
         return self.models.headers_for(model)
 
+    async def request_credentials(self, model: Model, messages: list[Any]) -> tuple[str | None, dict[str, str]]:
+        return await self.models.request_credentials(model, messages)
+
     def has_auth(self, model: Model) -> bool:
         return self.models.has_auth(model)
 
@@ -406,7 +409,7 @@ class AgentSession:
             for result in await self.hooks.emit("context", payload):
                 if isinstance(result, dict) and isinstance(result.get("messages"), list):
                     messages = result["messages"]
-        api_key, headers = await self.models.request_credentials(model, messages)
+        api_key, headers = await self.request_credentials(model, messages)
         timeout_ms = self.settings.retry.provider.timeout_ms
         tools = self.active_tools()
         if self.mcp is not None:
