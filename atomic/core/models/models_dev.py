@@ -97,37 +97,42 @@ LONG_TAIL: tuple[LongTailProvider, ...] = (
     LongTailProvider(
         "fireworks", "Fireworks AI", "fireworks-ai", "openai-completions", "https://api.fireworks.ai/inference/v1",
         "FIREWORKS_API_KEY", compat={**_NO_STORE, "supportsReasoningEffort": False, "maxTokensField": "max_tokens"},
+        default_model="accounts/fireworks/models/kimi-k2-thinking",
     ),
     LongTailProvider(
         "opencode", "OpenCode Zen", "opencode", "openai-completions", "https://opencode.ai/zen/v1",
-        "OPENCODE_API_KEY", compat=dict(_NO_STORE),
+        "OPENCODE_API_KEY", compat=dict(_NO_STORE), default_model="claude-sonnet-4-5",
         routes=(("claude-", "anthropic-messages", "https://opencode.ai/zen"), ("gpt-", "openai-responses", None)),
     ),
     LongTailProvider(
         "kimi-coding", "Kimi For Coding", "kimi-for-coding", "anthropic-messages", "https://api.kimi.com/coding",
-        "KIMI_API_KEY",
+        "KIMI_API_KEY", default_model="kimi-k2-thinking",
     ),
     LongTailProvider(
         "cloudflare-workers-ai", "Cloudflare Workers AI", "cloudflare-workers-ai", "openai-completions",
         "https://api.cloudflare.com/client/v4/accounts/{CLOUDFLARE_ACCOUNT_ID}/ai/v1", "CLOUDFLARE_API_KEY",
         compat={**_NO_STORE, "supportsReasoningEffort": False, "maxTokensField": "max_tokens"},
+        default_model="@cf/openai/gpt-oss-120b",
     ),
     LongTailProvider(
         "cloudflare-ai-gateway", "Cloudflare AI Gateway", "cloudflare-ai-gateway", "openai-completions",
         "https://gateway.ai.cloudflare.com/v1/{CLOUDFLARE_ACCOUNT_ID}/{CLOUDFLARE_GATEWAY_ID}/compat",
-        "CLOUDFLARE_API_KEY", compat=dict(_NO_STORE),
+        "CLOUDFLARE_API_KEY", compat=dict(_NO_STORE), default_model="anthropic/claude-sonnet-4-5",
     ),
     LongTailProvider(
         "together", "Together AI", "togetherai", "openai-completions", "https://api.together.xyz/v1",
         "TOGETHER_API_KEY", compat={**_NO_STORE, "supportsReasoningEffort": False},
+        default_model="Qwen/Qwen3-Coder-480B-A35B-Instruct-FP8",
     ),
     LongTailProvider(
         "deepinfra", "DeepInfra", "deepinfra", "openai-completions", "https://api.deepinfra.com/v1/openai",
         "DEEPINFRA_API_KEY", compat={**_NO_STORE, "supportsReasoningEffort": False},
+        default_model="Qwen/Qwen3-Coder-480B-A35B-Instruct",
     ),
     LongTailProvider(
         "nebius", "Nebius Token Factory", "nebius", "openai-completions", "https://api.tokenfactory.nebius.com/v1",
         "NEBIUS_API_KEY", compat={**_NO_STORE, "supportsReasoningEffort": False},
+        default_model="moonshotai/Kimi-K2.5",
     ),
     # Local servers: like Ollama they need no key and count only once the person opts in (their key
     # variable, or the provider in models.json with the models they serve).
