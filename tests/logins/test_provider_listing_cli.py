@@ -59,11 +59,17 @@ def test_list_providers_json_has_the_exact_shape(
 def test_a_models_json_base_url_and_the_account_id_are_what_is_listed(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, agent_dir: Path
 ) -> None:
+    monkeypatch.setenv("CLOUDFLARE_API_KEY", "cf-key")
+    by_id = {row["id"]: row for row in run_json(capsys, "--list-providers", "--json")}
+    # The key alone is not enough: the address needs the account id.
+    assert by_id["cloudflare-workers-ai"]["configured"] is False
     monkeypatch.setenv("CLOUDFLARE_ACCOUNT_ID", "acc123")
     (agent_dir / "models.json").write_text(json.dumps({"providers": {
         "vllm": {"baseUrl": "http://gpu-box:8000/v1", "models": [{"id": "Qwen/Qwen3-Coder-30B"}]}}}))
     by_id = {row["id"]: row for row in run_json(capsys, "--list-providers", "--json")}
     assert by_id["cloudflare-workers-ai"]["baseUrl"] == "https://api.cloudflare.com/client/v4/accounts/acc123/ai/v1"
+    assert by_id["cloudflare-workers-ai"]["configured"] is True
+    assert by_id["cloudflare-ai-gateway"]["configured"] is False  # CLOUDFLARE_GATEWAY_ID is missing
     assert by_id["vllm"] == {**by_id["vllm"], "baseUrl": "http://gpu-box:8000/v1", "models": 1, "configured": True}
 
 

@@ -321,7 +321,11 @@ class ModelRegistry:
         return None
 
     def is_configured(self, provider: str) -> bool:
-        return self._credential_source(provider) is not None
+        # A base URL still naming a variable (Cloudflare's `{CLOUDFLARE_ACCOUNT_ID}`) cannot be reached yet.
+        if self._credential_source(provider) is None:
+            return False
+        spec = builtin_providers().get(provider)
+        return spec is None or "{" not in spec.base_url or "{" not in self.provider_base_url(provider)
 
     def auth_status(self, provider: str) -> dict[str, Any]:
         """`{"configured": bool, "source"?: ..., "label"?: env var name}` as the RPC spec shows it."""
