@@ -111,3 +111,18 @@ async def test_a_revoked_github_token_asks_for_a_new_login(
     assert not standin.state.requests_to("/chat/completions")
     # One try only: a refused token is not retried.
     assert len(standin.state.requests_to("/copilot_internal/v2/token")) == 1
+
+
+def test_copilot_headers_say_who_started_the_turn_and_when_images_go() -> None:
+    from atomic.core.messages import ImageContent, TextContent, ToolResultMessage, UserMessage
+    from atomic.core.oauth.github_copilot import request_headers
+
+    credential = {"access": "tok"}
+    user_turn = request_headers(credential, [UserMessage(content="hi")])
+    assert user_turn["X-Initiator"] == "user" and "Copilot-Vision-Request" not in user_turn
+    assert user_turn["Authorization"] == "Bearer tok"
+    after_tools = request_headers(credential, [
+        UserMessage(content=[TextContent(text="look"), ImageContent(data="aGk=", mime_type="image/png")]),
+        ToolResultMessage(tool_call_id="c1", tool_name="read", content=[TextContent(text="ok")]),
+    ])
+    assert after_tools["X-Initiator"] == "agent" and after_tools["Copilot-Vision-Request"] == "true"
