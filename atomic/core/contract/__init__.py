@@ -40,7 +40,9 @@ from atomic.core.permissions import (
     ApprovalRequest,
     Approver,
     Decision,
+    ListedRule,
     PermissionMode,
+    RuleList,
     needs_approval,
 )
 from atomic.core.settings import Settings
@@ -126,6 +128,7 @@ __all__ = [
     "FileChange",
     "ForkMessage",
     "ForkResult",
+    "ListedRule",
     "LoginCancelled",
     "LoginError",
     "LoginPrompts",
@@ -140,6 +143,7 @@ __all__ = [
     "PromptRejected",
     "ProviderAuth",
     "QueueSnapshot",
+    "RuleList",
     "SessionOptions",
     "SessionState",
     "SessionStats",
