@@ -126,3 +126,18 @@ def test_copilot_headers_say_who_started_the_turn_and_when_images_go() -> None:
         ToolResultMessage(tool_call_id="c1", tool_name="read", content=[TextContent(text="ok")]),
     ])
     assert after_tools["X-Initiator"] == "agent" and after_tools["Copilot-Vision-Request"] == "true"
+
+
+def test_a_pi_shaped_login_entry_works_as_it_is(agent_dir: Path) -> None:
+    """pi stores the same fields (no API address, no models list): the catalog's models and Copilot's
+    default address are used then."""
+    from atomic.core.auth import AuthStorage
+    from atomic.core.models.registry import ModelRegistry
+
+    (agent_dir / "auth.json").write_text(json.dumps({"github-copilot": {
+        "type": "oauth", "refresh": "gho_x", "access": "tid=1", "expires": 1}}))
+    registry = ModelRegistry(agent_dir, AuthStorage(agent_dir))
+    models = [m for m in registry.available_models() if m.provider == "github-copilot"]
+    assert models and all(m.base_url == "https://api.individual.githubcopilot.com" for m in models)
+    assert registry.auth_status("github-copilot") == {"configured": True, "source": "stored"}
+    assert registry.find("github-copilot", "claude-sonnet-4.5").api == "anthropic-messages"
