@@ -350,8 +350,9 @@ class Codex(Agent):
         self.rollout.write_text(self.pristine)
 
 
-def tui_run(agent: Agent, cwd: Path) -> tuple[float, float]:
-    """(CPU to ready, CPU of the whole run: ready + TUI_IDLE_SECONDS idle) under a 120x35 pty."""
+def tui_run(agent: Agent, cwd: Path) -> tuple[float, float, float]:
+    """(CPU to ready, CPU of the whole run: ready + TUI_IDLE_SECONDS idle, % of a core in the last
+    TUI_IDLE_SECONDS - 1 s: steady idle, after what ready started has settled) under a 120x35 pty."""
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 35, 120, 0, 0))
     p = subprocess.Popen(agent.tui_cmd(), stdin=slave, stdout=slave, stderr=slave, cwd=cwd, env=agent.env(),
@@ -361,8 +362,11 @@ def tui_run(agent: Agent, cwd: Path) -> tuple[float, float]:
     ready_cpu = float("nan")
     deadline = time.monotonic() + 30
     ready_at = 0.0
+    settled: tuple[float, float] | None = None
     try:
         while time.monotonic() < deadline:
+            if ready_at and settled is None and time.monotonic() - ready_at >= 1.0:
+                settled = (time.monotonic(), proc_cpu(p.pid))
             if ready_at and time.monotonic() - ready_at >= TUI_IDLE_SECONDS:
                 break
             readable, _, _ = select.select([master], [], [], 0.05)
@@ -384,13 +388,16 @@ def tui_run(agent: Agent, cwd: Path) -> tuple[float, float]:
                 if agent.ready_marker() in seen:
                     ready_at = time.monotonic()
                     ready_cpu = proc_cpu(p.pid)
+        idle = float("nan")
+        if settled is not None:
+            idle = (proc_cpu(p.pid) - settled[1]) / (time.monotonic() - settled[0]) * 100
     finally:
         os.kill(p.pid, 9)
         total = cpu_of(p)
         os.close(master)
     if not ready_at:
         raise RuntimeError(f"{agent.name}'s TUI never showed {agent.ready_marker()!r}: {seen[-500:]!r}")
-    return ready_cpu, total
+    return ready_cpu, total, idle
 
 
 def proc_cpu(pid: int) -> float:
@@ -423,8 +430,8 @@ def workload(name: str, agent: Agent, cwd: Path) -> dict[str, float]:
             agent.reset_resume()
         return {"cpu": agent.run(agent.resume_cmd("say hi"), cwd)}
     Server.mode = "hi"
-    ready, total = tui_run(agent, cwd)
-    return {"cpu": total, "ready": ready, "idle": (total - ready) / TUI_IDLE_SECONDS * 100}
+    ready, total, idle = tui_run(agent, cwd)
+    return {"cpu": total, "ready": ready, "idle": idle}
 
 
 WORKLOADS = ["hi", "long", "tools", "resume", "tui"]

@@ -97,6 +97,7 @@ class AtomicApp(AppHost):
         # In a real terminal the chrome is painted first and the engine loads right after (None: when not headless).
         self.defer_session_start = defer_session_start
         self.session_ready = False
+        self.provider_warm_up_started = False
         # None until the terminal reports focus changes (not every terminal does).
         self.terminal_focused: bool | None = None
 
@@ -179,9 +180,6 @@ class AtomicApp(AppHost):
         self.load_prompt_history()
         self.after_state_change()
         self.session_ready = True
-        # Load the provider SDK in a background thread once the session is on screen (a first prompt
-        # sent sooner waits for it off the event loop, so typing never freezes).
-        self.call_after_refresh(self.session.warm_up_provider)
         from atomic.tui.trust_flow import ask_on_first_run
 
         # An undecided folder that brings something: the first-run dialog; the rest waits for the answer.
@@ -276,6 +274,12 @@ class AtomicApp(AppHost):
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         if event.text_area is self.editor:
             self.completion_flow.update()
+            if self.session_ready and not self.provider_warm_up_started and self.editor.text:
+                # The provider's HTTP stack loads in a background thread once the user starts typing,
+                # not at start: a run that never prompts does not pay for it, and a prompt sent before
+                # it is done waits for it off the event loop, so typing never freezes.
+                self.provider_warm_up_started = True
+                self.session.warm_up_provider()
 
     # ------------------------------------------------------------------ input
 
