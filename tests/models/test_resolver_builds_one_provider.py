@@ -44,3 +44,4 @@ def test_a_provider_alone_builds_only_its_models(
     model = choose_initial_model(registry, cli_provider="anthropic")
     assert model is not None and model.provider == "anthropic"
     assert set(seen) == {"anthropic"}
+
