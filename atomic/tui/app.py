@@ -15,6 +15,7 @@ from textual.widgets import TextArea
 
 from atomic.core.engine.options import SessionOptions  # a plain dataclass: cheap to import
 from atomic.tui.approvals import TuiApprover, next_mode
+from atomic.tui.blink_timeout import BlinkTimeout
 from atomic.tui.clipboard import copy_text
 from atomic.tui.commands import SlashCommandProvider, SlashCommands
 from atomic.tui.completion import CompletionPopup, FileIndex
@@ -142,6 +143,8 @@ class AtomicApp(AppHost):
         if self.keys.overrides:
             self.set_keymap({spec.id: ",".join(self.keys.keys_for(spec.id)) for spec in APP_KEYS})
         self.editor.cursor_blink = self.cursor_blink_enabled
+        self.editor.blink_timeout = BlinkTimeout(self.editor)
+        self.editor.blink_timeout.start()
         self.editor.focus()
         defer = self.defer_session_start if self.defer_session_start is not None else not self.is_headless
         if self.session is None and defer:
