@@ -86,8 +86,16 @@ class ApprovalRequest:
     command_prefix: str | None = None
 
 
+@dataclass(frozen=True)
+class ApprovalAnswer:
+    """A decision with the person's words for the model (a "no, because …")."""
+
+    decision: Decision
+    reason: str = ""
+
+
 # An approver returns None when nobody could be asked (no frontend that answers dialogs).
-Approver = Callable[[ApprovalRequest], Awaitable[Decision | None]]
+Approver = Callable[[ApprovalRequest], Awaitable[Decision | ApprovalAnswer | None]]
 
 
 def describe(tool_name: str, args: dict[str, Any]) -> str:
@@ -148,7 +156,9 @@ class PermissionPolicy:
             return None
         if remembered is False:
             return f"The user rejected {tool_name} for this session."
-        decision = await self.approver(request) if self.approver is not None else None
+        answer = await self.approver(request) if self.approver is not None else None
+        reason = answer.reason.strip() if isinstance(answer, ApprovalAnswer) else ""
+        decision = answer.decision if isinstance(answer, ApprovalAnswer) else answer
         if decision is None:
             return (
                 f"{request.title} needs approval (permission mode {self.mode}), and nobody can approve it "
@@ -157,4 +167,6 @@ class PermissionPolicy:
         self._remember(request, decision)
         if decision in ("allow_once", "allow_always"):
             return None
+        if reason:
+            return f"The user rejected this call: {request.title}. The user says: {reason}"
         return f"The user rejected this call: {request.title}."

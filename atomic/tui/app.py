@@ -8,12 +8,15 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar, cast
 
+from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import BindingType
+from textual.dom import DOMNode
 from textual.screen import Screen
 from textual.widgets import TextArea
 
 from atomic.core.engine.options import SessionOptions  # a plain dataclass: cheap to import
+from atomic.tui.approval_card import GRACE_S
 from atomic.tui.approvals import TuiApprover, next_mode
 from atomic.tui.clipboard import copy_text
 from atomic.tui.commands import SlashCommandProvider, SlashCommands
@@ -98,6 +101,14 @@ class AtomicApp(AppHost):
         self.session_ready = False
         # None until the terminal reports focus changes (not every terminal does).
         self.terminal_focused: bool | None = None
+        self.approval_grace_s = GRACE_S
+        self.approver = TuiApprover(self)
+
+    async def on_event(self, event: events.Event) -> None:
+        # Every key restarts a waiting approval card's grace: it answers only once the typing stops.
+        if isinstance(event, events.Key) and not event.is_forwarded and self.approver.card is not None:
+            self.approver.card.key_pressed()
+        await super().on_event(event)
 
     def on_app_focus(self) -> None:
         self.terminal_focused = True
@@ -165,7 +176,7 @@ class AtomicApp(AppHost):
         self.extension_ui = ExtensionUiPresenter(self)
         self.bridge = EventBridge(self, self.input_flow, self.extension_ui)
         self._unsubscribe = self.session.subscribe(self.bridge.handle)
-        self.session.set_approver(TuiApprover(self))
+        self.session.set_approver(self.approver)
         self.git_branch = read_git_branch(self.session.cwd)
         self.apply_settings()
         self.show_startup()
@@ -261,6 +272,12 @@ class AtomicApp(AppHost):
     def show_error(self, text: str) -> None:
         self.renderer.note(text, "error")
 
+    def notify_attention(self, text: str) -> None:
+        from atomic.tui.events_bridge import desktop_notify, notify_on_turn_end
+
+        if self.session is not None and notify_on_turn_end(self.session.settings):
+            desktop_notify(self, "Atomic", text)
+
     def restore_to_editor(self, texts: list[str]) -> None:
         """Put texts back into the editor in front of what is typed, joined by blank lines."""
         current = self.editor.text
@@ -285,9 +302,21 @@ class AtomicApp(AppHost):
         # App keys are priority bindings; on a modal screen they step aside so the screen gets them.
         if action in {spec.action for spec in APP_KEYS} and len(self.screen_stack) > 1:
             return False
+        if action == "interrupt" and self.approval_has_focus():
+            return False  # Esc on an approval card that took the keyboard answers it: no
+
         if self.session is None and action in _NEEDS_SESSION:
             return False  # the engine is still starting
         return True
+
+    def approval_has_focus(self) -> bool:
+        card = self.approver.card
+        node: DOMNode | None = self.focused
+        while node is not None:
+            if node is card:
+                return True
+            node = node.parent
+        return False
 
     async def action_interrupt(self) -> None:
         if self.find_bar.is_open:

@@ -42,6 +42,8 @@ class AppHost(App[int]):
     git_branch: str | None
     # None until the terminal reports focus changes (not every terminal does).
     terminal_focused: bool | None
+    # How long an approval card waits after the last key before it takes answers.
+    approval_grace_s: float
 
     # Widgets, created in compose.
     conversation: Conversation
@@ -70,6 +72,10 @@ class AppHost(App[int]):
         raise NotImplementedError
 
     def show_error(self, text: str) -> None:
+        raise NotImplementedError
+
+    def notify_attention(self, text: str) -> None:
+        """Something waits for the person (an approval): a desktop notification when they are enabled."""
         raise NotImplementedError
 
     def restore_to_editor(self, texts: list[str]) -> None:
