@@ -230,9 +230,15 @@ class AtomicApp(AppHost):
         self.footer.set_location(session.cwd, self.git_branch, session.session_name)
         self.refresh_model()
         self.footer.set_stats(session.session_stats())
+        self.refresh_permission_mode()
         queue = session.queue()
         self.queue_panel.set_queue(list(queue.steering), [*queue.follow_up, *self.input_flow.after_compaction])
         self.apply_settings()
+
+    def refresh_permission_mode(self) -> None:
+        mode = self.session.permission_mode
+        self.footer.set_permission_mode(mode)
+        self.editor.set_class(mode == "yolo", "-yolo")
 
     def refresh_model(self) -> None:
         session = self.session
@@ -256,6 +262,9 @@ class AtomicApp(AppHost):
             context = [tilde(path) for path in session.context_file_paths()]
             if context:
                 lines.append("[Context] " + ", ".join(context))
+            saved_mode = session.settings.permission_mode
+            if saved_mode is not None:
+                lines.append(f"[Permissions] {saved_mode} (saved for every session; f2 or /permissions changes it)")
             commands = session.commands()
             for title, source in (("Prompts", "prompt"), ("Skills", "skill"), ("Extensions", "extension")):
                 names = [f"/{c.name}" for c in commands if c.source == source]
@@ -382,12 +391,13 @@ class AtomicApp(AppHost):
         """Shift+Tab: the next thinking level, saved like /thinking (for this model and as the default)."""
         if self.session is None:
             return
+        before = self.session.thinking_level
         level = self.session.cycle_thinking_level()
         if level is None:
             self.notify("Current model does not support thinking")
             return
         self.session.set_thinking_level(level, persist=True)
-        self.notify(f"Thinking level: {level}")
+        self.notify(f"Thinking level: {before} → {level}")
         self.refresh_model()
 
     # ------------------------------------------------------------------ transcript (keyboard)
@@ -418,9 +428,11 @@ class AtomicApp(AppHost):
         """F2: the next permission mode (ask → accept-edits → yolo), saved like /permissions."""
         if self.session is None:
             return
-        mode = next_mode(self.session.permission_mode)
+        before = self.session.permission_mode
+        mode = next_mode(before)
         self.session.set_permission_mode(mode, persist=True)
-        self.notify(f"Permission mode: {mode}")
+        self.refresh_permission_mode()
+        self.notify(f"Permission mode: {before} → {mode} (saved) · f2 again: {next_mode(mode)}")
 
     def action_toggle_thinking(self) -> None:
         self.conversation.toggle_class("-thinking-collapsed")

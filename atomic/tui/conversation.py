@@ -90,9 +90,14 @@ class Conversation(VerticalScroll):
 
 
 class StartupHeader(Static):
+    """Plain text: `[Context] AGENTS.md` and `[Skills] …` are labels, not markup to be parsed away."""
+
     DEFAULT_CSS = """
     StartupHeader { color: $text-muted; padding: 0 0; }
     """
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text, markup=False)
 
 
 class EarlierMessages(Static):

@@ -82,6 +82,7 @@ class PromptEditor(TextArea):
     PromptEditor.level-high, PromptEditor.level-high:focus { border: round $thinking-high; }
     PromptEditor.level-xhigh, PromptEditor.level-xhigh:focus { border: round $thinking-xhigh; }
     PromptEditor.level-max, PromptEditor.level-max:focus { border: round $thinking-max; }
+    PromptEditor.-yolo, PromptEditor.-yolo:focus { border: round $error; }
     PromptEditor.-bash-mode, PromptEditor.-bash-mode:focus { border: round $bash-mode; }
     PromptEditor .text-area--cursor-line { background: transparent; }
     """

@@ -73,6 +73,7 @@ class EventBridge:
             "auto_retry_end": self.on_auto_retry_end,
             "thinking_level_changed": self.on_thinking_level_changed,
             "model_changed": self.on_model_changed,
+            "permission_mode_changed": self.on_permission_mode_changed,
             "session_info_changed": self.on_session_info_changed,
             "session_changed": self.on_session_changed,
             "extension_ui_request": self.on_extension_ui_request,
@@ -182,6 +183,9 @@ class EventBridge:
 
     def on_thinking_level_changed(self, _event: ev.ThinkingLevelChanged) -> None:
         self.app.refresh_model()
+
+    def on_permission_mode_changed(self, _event: ev.PermissionModeChanged) -> None:
+        self.app.refresh_permission_mode()
 
     def on_model_changed(self, _event: ev.ModelChanged) -> None:
         self.app.refresh_model()

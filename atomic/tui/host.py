@@ -67,6 +67,10 @@ class AppHost(App[int]):
         """Refresh the model and thinking level in the footer and the editor."""
         raise NotImplementedError
 
+    def refresh_permission_mode(self) -> None:
+        """Show the permission mode in the footer and (yolo) the editor's border."""
+        raise NotImplementedError
+
     def load_prompt_history(self) -> None:
         """Up recalls the prompts of the session just opened."""
         raise NotImplementedError
