@@ -132,7 +132,13 @@ class AtomicApp(AppHost):
         self.queue_panel = QueuePanel(id="queue")
         self.extension_widgets = ExtensionWidgets(id="extension-widgets")
         self.completion = CompletionPopup(id="completion")
-        self.find_bar = FindBar(self.conversation, cursor_blink=self.cursor_blink_enabled, id="find-bar")
+        self.find_bar = FindBar(
+            self.conversation,
+            earlier_contains=self.renderer.earlier_text_contains,
+            load_earlier=lambda: self.renderer.show_earlier(everything=True),
+            cursor_blink=self.cursor_blink_enabled,
+            id="find-bar",
+        )
         self.editor = PromptEditor(self.keys, id="editor")
         self.editor.popup_key_handler = self.completion_flow.popup_key
         self.footer = StatusFooter(id="footer")
@@ -347,15 +353,34 @@ class AtomicApp(AppHost):
             self._last_ctrl_c = -10.0
             return
         now = self.clock()
+        if self.editor.text:
+            # A draft is never lost to Ctrl+C: Up or Ctrl+Z brings it back.
+            self.editor.clear_draft()
+            self.completion.close()
+            self._last_ctrl_c = -10.0
+            self.notify("Draft cleared (↑ or ctrl+z brings it back)", timeout=2)
+            return
         if now - self._last_ctrl_c < DOUBLE_PRESS_S:
             await self.action_quit()
             return
         self._last_ctrl_c = now
-        if self.editor.text:
-            self.editor.clear_all()
-            self.completion.close()
+        if self.input_flow.busy():
+            # Working: Ctrl+C interrupts, as Esc does; quitting takes one more press.
+            await self.input_flow.interrupt()
+            self.notify("Interrupted · press ctrl+c again to quit", timeout=DOUBLE_PRESS_S)
         else:
             self.notify("Press ctrl+c again to quit", timeout=DOUBLE_PRESS_S)
+
+    def on_prompt_editor_suspend_requested(self, _message: PromptEditor.SuspendRequested) -> None:
+        self.action_suspend_process()
+
+    def action_external_editor(self) -> None:
+        """Ctrl+G: edit the draft in $VISUAL / $EDITOR; the saved text comes back into the editor."""
+        from atomic.tui.external_editor import edit_in_external_editor
+
+        edited = edit_in_external_editor(self, self.editor.text)
+        if edited is not None:
+            self.editor.set_text(edited)
 
     async def action_exit_if_empty(self) -> None:
         if not self.editor.text:
@@ -409,7 +434,11 @@ class AtomicApp(AppHost):
         self.conversation.page(1)
 
     def action_transcript_top(self) -> None:
-        self.conversation.scroll_home(animate=False, immediate=True)
+        # The very first message, in one press: mount every earlier message first (a long or resumed session).
+        if self.renderer.show_earlier(everything=True):
+            self.conversation.call_after_refresh(self.conversation.scroll_home, animate=False, immediate=True)
+        else:
+            self.conversation.scroll_home(animate=False, immediate=True)
 
     def action_transcript_bottom(self) -> None:
         self.conversation.follow()

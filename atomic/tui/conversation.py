@@ -44,7 +44,7 @@ class Conversation(VerticalScroll):
     can_focus = False
 
     # Called when the user scrolls to the very top (the renderer shows earlier history then).
-    on_reach_top: Callable[[], None] | None = None
+    on_reach_top: Callable[[], object] | None = None
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
@@ -67,6 +67,10 @@ class Conversation(VerticalScroll):
         # shorter than the view and pins a short conversation to the bottom. Anchor once it overflows.
         if not self._anchored and self.max_scroll_y > 0:
             self.anchor()
+
+    def is_following(self) -> bool:
+        """Is the view at the bottom, following new output (not scrolled up by the user)?"""
+        return self.scroll_y >= self.max_scroll_y - 1
 
     def follow(self) -> None:
         """Jump to the bottom and follow new output again (a prompt was sent while scrolled up)."""

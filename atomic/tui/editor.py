@@ -49,6 +49,13 @@ class PromptHistory:
         self.entries = entries[-HISTORY_LIMIT:]
         self.index = None
 
+    def keep_draft(self, text: str) -> None:
+        """A draft cleared without being sent (Ctrl+C): Up brings it back, like a sent prompt."""
+        if text.strip() and (not self.entries or self.entries[-1] != text):
+            self.entries.append(text)
+            del self.entries[:-HISTORY_LIMIT]
+        self.index = None
+
     def previous(self) -> str | None:
         if not self.entries:
             return None
@@ -96,6 +103,9 @@ class PromptEditor(TextArea):
             self.follow_up = follow_up
             self.typed = typed or text  # as it was in the editor (paste markers kept), for history
 
+    class SuspendRequested(Message):
+        """Ctrl+Z with nothing to undo: the app suspends itself."""
+
     def __init__(self, keys: KeyTable | None = None, *, id: str | None = None) -> None:
         super().__init__(
             "",
@@ -132,6 +142,15 @@ class PromptEditor(TextArea):
         self.pastes.clear()
         self.prompt_history.index = None
 
+    def clear_draft(self) -> None:
+        """Ctrl+C: empty the editor, but as an edit (Ctrl+Z undoes it) and kept for Up. Paste markers
+        stay resolvable, so an undone draft still sends what was pasted."""
+        text = self.text
+        if not text:
+            return
+        self.prompt_history.keep_draft(text)
+        self.delete((0, 0), self.document.end)
+
     def submit(self, follow_up: bool = False) -> None:
         """Take the text out of the editor now, in this key's handler. The app handles `Submitted` a few
         messages later; keys that arrive meanwhile (a fast typist) land in the emptied editor and belong
@@ -164,6 +183,12 @@ class PromptEditor(TextArea):
         ):
             event.stop()
             event.prevent_default()
+            return
+        if key == "ctrl+z" and not self.history.undo_stack:
+            # Nothing to undo: Ctrl+Z is the terminal's suspend, as in a shell (`fg` comes back).
+            event.stop()
+            event.prevent_default()
+            self.post_message(self.SuspendRequested())
             return
         action = self.keys.editor_action_for(key)
         if action in ("submit", "follow_up"):

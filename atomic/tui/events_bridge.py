@@ -98,6 +98,7 @@ class EventBridge:
         self.input_flow.retrying = False
         app.renderer.retry_view = None
         app.after_state_change()
+        app.renderer.fold_old_turns(app.session.messages)
         if elapsed >= LONG_TURN_S:
             if app.session.settings.bell_on_turn_end:
                 app.bell()

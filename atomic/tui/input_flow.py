@@ -143,6 +143,13 @@ class InputFlow:
 
     # ------------------------------------------------------------------ Esc
 
+    def busy(self) -> bool:
+        """Is something running that Esc (or Ctrl+C on an empty editor) would stop?"""
+        session = self.app.session
+        return session is not None and (
+            session.is_streaming or session.is_compacting or session.is_bash_running or self.retrying
+        )
+
     async def interrupt(self) -> None:
         """Esc: cancel compaction or a retry; else restore the queue and abort; else cancel bash."""
         app, session = self.app, self.app.session

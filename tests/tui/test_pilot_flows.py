@@ -163,6 +163,8 @@ async def test_ctrl_c_clears_then_quits_and_ctrl_d_quits_on_empty(tmp_path: Path
         assert app.is_running and app.editor.text == "some text"
         await pilot.press("ctrl+c")
         assert app.editor.text == "" and app.is_running
+        await pilot.press("ctrl+c")  # clearing a draft never counts towards quitting: "press again to quit"
+        assert app.is_running
         await pilot.press("ctrl+c")  # the fixed test clock makes this a double press
         await pilot.pause()
     assert app.return_code == 0
