@@ -102,6 +102,9 @@ class AtomicApp(AppHost):
         # None until the terminal reports focus changes (not every terminal does).
         self.terminal_focused: bool | None = None
         self.approval_grace_s = GRACE_S
+        # Printed after the app has left the alternate screen, so the terminal's scrollback keeps it.
+        self.exit_summary: str | None = None
+        self.terminal_title = ""
         self.approver = TuiApprover(self)
 
     async def on_event(self, event: events.Event) -> None:
@@ -185,6 +188,7 @@ class AtomicApp(AppHost):
         self.session.set_approver(self.approver)
         self.git_branch = read_git_branch(self.session.cwd)
         self.apply_settings()
+        self.set_activity(None)
         self.show_startup()
         # MCP notices (a server failed to start, project servers skipped) as toasts; never on stderr.
         self.session.set_mcp_notice_sink(lambda line: self.notify(line, severity="warning", timeout=8))
@@ -219,8 +223,8 @@ class AtomicApp(AppHost):
         settings = self.session.settings
         self.theme = theme_name_for(settings.theme)
         self.conversation.set_class(bool(settings.hide_thinking_block), "-thinking-hidden")
-        if not settings.animations:
-            self.animation_level = "none"
+        # Beyond the CSS padding of 1, so 0 keeps the default look.
+        self.editor.styles.padding = (0, 1 + int(settings.editor_padding_x))
         self.session.set_steering_mode(settings.steering_mode)
         self.session.set_follow_up_mode(settings.follow_up_mode)
 
@@ -286,6 +290,14 @@ class AtomicApp(AppHost):
 
     def show_error(self, text: str) -> None:
         self.renderer.note(text, "error")
+
+    def set_activity(self, state: str | None) -> None:
+        from atomic.tui.terminal_title import title_for, write_title
+
+        title = title_for(self.options.cwd, state)
+        if title != self.terminal_title:
+            self.terminal_title = title
+            write_title(self, title)
 
     def notify_attention(self, text: str) -> None:
         from atomic.tui.events_bridge import desktop_notify, notify_on_turn_end
@@ -388,6 +400,9 @@ class AtomicApp(AppHost):
 
     async def action_quit(self) -> None:
         if self.session is not None:
+            from atomic.tui.exit_summary import exit_summary
+
+            self.exit_summary = exit_summary(self.session)
             if self._unsubscribe is not None:
                 self._unsubscribe()
             try:
@@ -501,4 +516,6 @@ def run_tui(options: SessionOptions, initial_message: str | None = None, resume:
     result = app.run()
     if app.startup_error is not None:
         return 1
+    if app.exit_summary:
+        print(app.exit_summary)
     return int(result or app.return_code or 0)

@@ -34,6 +34,7 @@ class TuiApprover:
         card = ApprovalCard(request, approval_preview(request, app.session.cwd), done, grace_s=app.approval_grace_s)
         self.card = card
         await app.mount(card, before=app.editor)
+        app.set_activity("waiting for approval")
         app.notify_attention(f"Atomic is waiting for your approval: {request.title}")
         try:
             result = await answer
@@ -41,6 +42,7 @@ class TuiApprover:
             # Answered, or aborted (Esc, the run was cancelled): the card goes and the editor gets the keys.
             self.card = None
             card.answered = True
+            app.set_activity("working" if app.session.is_streaming else None)
             await card.remove()
             app.editor.focus()
         return result or "reject_once"

@@ -78,6 +78,10 @@ class AppHost(App[int]):
     def show_error(self, text: str) -> None:
         raise NotImplementedError
 
+    def set_activity(self, state: str | None) -> None:
+        """What Atomic is doing, for the terminal's title (`working`, `waiting for approval`; None: idle)."""
+        raise NotImplementedError
+
     def notify_attention(self, text: str) -> None:
         """Something waits for the person (an approval): a desktop notification when they are enabled."""
         raise NotImplementedError

@@ -33,8 +33,8 @@ CARD_LINES = 4  # a tool card's usual height, for the estimate
 # A live session folds its oldest turns into the same pager once the transcript holds more than
 # LIVE_WIDGET_LIMIT widgets, keeping about LIVE_WIDGETS_KEPT: every frame's layout walks every mounted
 # widget, so without this each turn cost a little more than the one before.
-LIVE_WIDGET_LIMIT = 300
-LIVE_WIDGETS_KEPT = 150
+LIVE_WIDGET_LIMIT = 120
+LIVE_WIDGETS_KEPT = 60
 
 
 def estimated_lines(message: Any, width: int) -> int:

@@ -314,3 +314,45 @@ async def test_initial_message_from_the_command_line_is_sent(tmp_path: Path) -> 
     app = AtomicApp(options, clock=lambda: 0.0, cursor_blink=False, initial_message="from argv")
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_for(lambda: user_texts(app) == ["from argv"] and not app.session.is_streaming, pilot)
+
+
+async def test_the_exit_summary_says_how_to_resume(tmp_path: Path) -> None:
+    app = make_app(tmp_path / "p", [{"text": "hello"}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_text(pilot, "hi")
+        await pilot.press("enter")
+        await wait_for(lambda: not app.session.is_streaming and app.session.last_assistant_text() == "hello", pilot)
+        session_id = app.session.session_id
+        await pilot.press("ctrl+d")
+        await pilot.pause()
+    assert app.exit_summary is not None
+    assert " · 1 prompt · " in app.exit_summary
+    assert "`atomic -c`" in app.exit_summary and f"`atomic --session {session_id}`" in app.exit_summary
+
+
+async def test_no_exit_summary_for_an_empty_session(tmp_path: Path) -> None:
+    app = make_app(tmp_path / "p")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+d")
+        await pilot.pause()
+    assert app.exit_summary is None
+
+
+async def test_the_terminal_title_names_the_folder_and_the_state(tmp_path: Path) -> None:
+    from atomic.tui.terminal_title import title_for
+
+    cwd = tmp_path / "calc"
+    app = make_app(cwd, [{"text": "slow " * 100, "chunkSize": 4, "delayMs": 10}])
+    titles: list[str] = []
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(lambda: app.session_ready, pilot)
+        assert app.terminal_title == "atomic · calc"
+        await type_text(pilot, "go")
+        await pilot.press("enter")
+        await wait_for(lambda: app.terminal_title == "atomic · calc · working", pilot)
+        titles.append(app.terminal_title)
+        await wait_for(lambda: not app.session.is_streaming, pilot)
+        await pilot.pause(0.05)
+        assert app.terminal_title == "atomic · calc"
+    assert title_for(cwd, "waiting for approval") == "atomic · calc · waiting for approval"
