@@ -23,7 +23,7 @@ from atomic.tui.commands import SlashCommandProvider, SlashCommands
 from atomic.tui.completion import CompletionPopup, FileIndex
 from atomic.tui.completion_flow import CompletionFlow
 from atomic.tui.conversation import Conversation, StartupHeader
-from atomic.tui.editor import PromptEditor
+from atomic.tui.editor import PromptEditor, split_pastes
 from atomic.tui.events_bridge import EventBridge
 from atomic.tui.extension_ui import ExtensionUiPresenter
 from atomic.tui.find_bar import FindBar
@@ -321,6 +321,8 @@ class AtomicApp(AppHost):
 
     def on_prompt_editor_submitted(self, message: PromptEditor.Submitted) -> None:
         # Never awaited here: the engine is called from InputFlow's worker, so this loop keeps echoing keys.
+        if message.pastes:
+            self.renderer.remember_pastes(message.text, split_pastes(message.typed, message.pastes))
         self.input_flow.enqueue(message.text, message.follow_up)
 
     # ------------------------------------------------------------------ actions (see keybindings.APP_KEYS)

@@ -129,13 +129,50 @@ class EarlierMessages(Static):
 
 
 class UserMessageView(Static):
+    """A prompt as sent. A large paste stays collapsed as it was in the editor (`[pasted 2,000 lines]`);
+    a click expands or collapses it. Collapsed, its hidden lines are neither shown nor found by find."""
+
     DEFAULT_CSS = """
     UserMessageView { background: $user-message-background; padding: 0 1; width: 1fr; }
     """
 
-    def __init__(self, text: str) -> None:
-        super().__init__(Content(text))
+    def __init__(self, text: str, parts: list[str | PastedText] | None = None) -> None:
         self.text = text
+        self.parts = parts
+        self.expanded = False
+        super().__init__(self._content())
+
+    @property
+    def has_paste(self) -> bool:
+        return bool(self.parts) and any(isinstance(part, PastedText) for part in self.parts or [])
+
+    def _content(self) -> Content:
+        if not self.has_paste or self.expanded:
+            return Content(self.text)
+        pieces: list[Content | str] = []
+        for part in self.parts or []:
+            if isinstance(part, PastedText):
+                pieces.append(Content.styled(part.label(), "bold $text-accent"))
+            else:
+                pieces.append(part)
+        return Content.assemble(*pieces)
+
+    def on_click(self, event: events.Click) -> None:
+        if self.has_paste and event.chain == 1:
+            self.expanded = not self.expanded
+            self.update(self._content())
+
+
+class PastedText:
+    """A paste the editor collapsed: shown as its marker until expanded."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def label(self) -> str:
+        lines = self.text.count("\n") + 1
+        size = f"{lines:,} lines" if lines > 1 else f"{len(self.text):,} characters"
+        return f"[pasted {size} · click to expand]"
 
 
 class AssistantText(StreamingMarkdown):

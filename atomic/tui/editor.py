@@ -18,6 +18,23 @@ PASTE_CHAR_LIMIT = 1000
 _PASTE_MARKER = re.compile(r"\[paste #(\d+) (?:\+\d+ lines|\d+ chars)\]")
 
 
+def split_pastes(typed: str, pastes: dict[int, str]) -> list[str | tuple[int, str]]:
+        """`typed` cut at its paste markers: plain text, and (number, pasted text) for each marker."""
+        parts: list[str | tuple[int, str]] = []
+        position = 0
+        for match in _PASTE_MARKER.finditer(typed):
+            number = int(match.group(1))
+            if number not in pastes:
+                continue
+            if match.start() > position:
+                parts.append(typed[position : match.start()])
+            parts.append((number, pastes[number]))
+            position = match.end()
+        if position < len(typed):
+            parts.append(typed[position:])
+        return parts
+
+
 @dataclass
 class PromptHistory:
     """Sent prompts, newest last; consecutive duplicates are stored once.
@@ -97,11 +114,12 @@ class PromptEditor(TextArea):
     class Submitted(Message):
         """The editor was sent. It is already empty: keys typed after Enter start the next message."""
 
-        def __init__(self, text: str, follow_up: bool, typed: str = "") -> None:
+        def __init__(self, text: str, follow_up: bool, typed: str = "", pastes: dict[int, str] | None = None) -> None:
             super().__init__()
             self.text = text  # with pastes expanded
             self.follow_up = follow_up
             self.typed = typed or text  # as it was in the editor (paste markers kept), for history
+            self.pastes = dict(pastes or {})  # what the markers in `typed` stand for
 
     class SuspendRequested(Message):
         """Ctrl+Z with nothing to undo: the app suspends itself."""
@@ -159,9 +177,10 @@ class PromptEditor(TextArea):
         if not typed.strip():
             return
         text = self.expanded_text()
+        pastes = dict(self.pastes)
         self.prompt_history.add(typed)
         self.clear_all()
-        self.post_message(self.Submitted(text, follow_up=follow_up, typed=typed))
+        self.post_message(self.Submitted(text, follow_up=follow_up, typed=typed, pastes=pastes))
 
     def set_thinking_level(self, level: str) -> None:
         if self.level_class:

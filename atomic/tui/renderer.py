@@ -18,6 +18,7 @@ from atomic.tui.conversation import (
     EarlierMessages,
     NoteMessage,
     ThinkingBlock,
+    PastedText,
     UserMessageView,
 )
 from atomic.tui.error_view import ProviderErrorView
@@ -68,6 +69,8 @@ class ConversationRenderer:
         self.history: list[Any] = []
         self.history_start = 0
         self.earlier: EarlierMessages | None = None
+        # Prompts sent with collapsed pastes, by their full text: their view keeps the pastes collapsed.
+        self.pasted_prompts: dict[str, list[str | PastedText]] = {}
         # The error of the newest failed reply, and the one being retried (one view per retry series).
         self.last_error: ProviderErrorView | None = None
         self.retry_view: ProviderErrorView | None = None
@@ -84,9 +87,15 @@ class ConversationRenderer:
             # later turn, and that call gets its own card instead of rewriting the earlier one.
             self.cards = {}
         elif isinstance(message, m.UserMessage):
-            self.conversation.add(UserMessageView(m.user_text(message)))
+            text = m.user_text(message)
+            self.conversation.add(UserMessageView(text, self.pasted_prompts.pop(text, None)))
         elif isinstance(message, m.CustomMessage) and message.display:
             self.conversation.add(NoteMessage(m.user_text(message)))
+
+    def remember_pastes(self, text: str, parts: list[str | tuple[int, str]]) -> None:
+        """`text` is about to be sent; when it arrives as a user message, show these parts (pastes collapsed)."""
+        if any(isinstance(part, tuple) for part in parts):
+            self.pasted_prompts[text] = [PastedText(part[1]) if isinstance(part, tuple) else part for part in parts]
 
     def on_assistant_event(self, event: Any) -> None:
         kind = event.type

@@ -356,3 +356,26 @@ async def test_the_terminal_title_names_the_folder_and_the_state(tmp_path: Path)
         await pilot.pause(0.05)
         assert app.terminal_title == "atomic · calc"
     assert title_for(cwd, "waiting for approval") == "atomic · calc · waiting for approval"
+
+
+async def test_a_large_paste_stays_collapsed_in_the_transcript(tmp_path: Path) -> None:
+    from atomic.tui.conversation import UserMessageView
+    from atomic.tui.find_bar import find_matches
+
+    app = make_app(tmp_path / "p", [{"text": "ok"}])
+    pasted = "\n".join(f"pasted row {i}" for i in range(2000))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_text(pilot, "look at this: ")
+        app.post_message(events.Paste(pasted))
+        await pilot.pause()
+        await type_text(pilot, " thanks")
+        await pilot.press("enter")
+        await wait_for(lambda: not app.session.is_streaming and len(user_texts(app)) == 1, pilot)
+        assert user_texts(app) == ["look at this: " + pasted + " thanks"]  # the model gets all of it
+        view = app.conversation.query_one(UserMessageView)
+        shown = str(view.render())
+        assert shown == "look at this: [pasted 2,000 lines · click to expand] thanks"
+        assert find_matches(app.conversation, "pasted row 1500") == []  # hidden lines are not searched
+        await pilot.click(UserMessageView)
+        await pilot.pause()
+        assert "pasted row 1500" in str(view.render())
