@@ -17,8 +17,8 @@ from atomic.tui.conversation import (
     Conversation,
     EarlierMessages,
     NoteMessage,
-    ThinkingBlock,
     PastedText,
+    ThinkingBlock,
     UserMessageView,
 )
 from atomic.tui.error_view import ProviderErrorView
