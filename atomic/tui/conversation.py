@@ -13,6 +13,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from atomic.tui.streaming import StreamingMarkdown
+from atomic.tui.tool_format import output_content
 
 BASH_PREVIEW_LINES = 8
 
@@ -255,7 +256,7 @@ class BashView(VerticalGroup):
         text = "\n".join(shown)
         if skipped:
             text = f"… {skipped} earlier lines\n{text}"
-        self._output_widget.update(Content(text))
+        self._output_widget.update(output_content(text))
         self._output_widget.display = bool(text)  # no blank line for a command that printed nothing
 
     def finish(self, output: str, exit_code: int | None, cancelled: bool) -> None:

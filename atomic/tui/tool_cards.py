@@ -19,6 +19,7 @@ from textual.widgets import Static
 from atomic.tui.tool_format import (
     command_lines,
     diff_content,
+    output_content,
     highlighted,
     language_for,
     result_text,
@@ -175,8 +176,8 @@ class ToolCard(VerticalGroup):
             full = diff_content(self.diff)
             lines = self.diff.splitlines()
         else:
-            lines = self.output.rstrip("\n").splitlines()
-            full = Content("\n".join(lines))
+            full = output_content(self.output.rstrip("\n"))
+            lines = full.plain.splitlines()
         # Bash and failures matter at the end; file contents at the start.
         from_end = self.tool_name == "bash" or self.status in ("failed", "aborted")
         limit = PREVIEW_LINES * 2 if self.diff is not None else PREVIEW_LINES
