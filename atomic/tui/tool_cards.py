@@ -19,9 +19,9 @@ from textual.widgets import Static
 from atomic.tui.tool_format import (
     command_lines,
     diff_content,
-    output_content,
     highlighted,
     language_for,
+    output_content,
     result_text,
     split_abort,
     summarize_args,
