@@ -286,7 +286,10 @@ class AtomicApp(AppHost):
             self.renderer.note(warning, "warning")
         if session.model is None:
             guide = session.no_model_guide().replace(str(self.agent_dir), tilde(self.agent_dir))
+            # Said from inside Atomic: "start `atomic` and type /login" would send the user in a circle.
+            guide = guide.replace("Or start `atomic` and type /login", "Or type /login")
             self.renderer.note("Welcome to Atomic.\n\n" + guide, "guide")
+            self.conversation.call_after_refresh(self.conversation.show_top)
 
     def show_error(self, text: str) -> None:
         self.renderer.note(text, "error")

@@ -66,7 +66,7 @@ class Conversation(VerticalScroll):
     def _anchor_when_full(self) -> None:
         # Textual's anchor scrolls to "bottom minus viewport", which is negative while the content is
         # shorter than the view and pins a short conversation to the bottom. Anchor once it overflows.
-        if not self._anchored and self.max_scroll_y > 0:
+        if not self._anchored and self.max_scroll_y > 0 and not self.holding_top:
             self.anchor()
 
     def is_following(self) -> bool:
@@ -75,11 +75,21 @@ class Conversation(VerticalScroll):
 
     def follow(self) -> None:
         """Jump to the bottom and follow new output again (a prompt was sent while scrolled up)."""
+        self.holding_top = False
         if self.max_scroll_y > 0:
             self.anchor()  # scrolls to the end and resets a released anchor
         else:
             self.scroll_end(animate=False, immediate=True)
             self.call_after_refresh(self._anchor_when_full)
+
+    # Set by `show_top` until the next `follow` (a message sent): new lines do not scroll the view down.
+    holding_top = False
+
+    def show_top(self) -> None:
+        """Stop following and show the start (the welcome guide is read from its first line)."""
+        self.holding_top = True
+        self.anchor(False)
+        self.scroll_home(animate=False, immediate=True)
 
     def page(self, direction: int) -> None:
         """Scroll a page up (-1) or down (1), keeping two lines of context."""

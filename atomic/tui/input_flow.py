@@ -10,6 +10,7 @@ from atomic.tui.conversation import BashView
 from atomic.tui.host import AppHost
 
 DOUBLE_ESCAPE_S = 0.5
+NO_MODEL_REMINDER = "No model to answer yet: type /login to add a key (the welcome guide above lists the other ways)."
 
 
 def session_prompts(messages: list[Any]) -> list[str]:
@@ -103,7 +104,11 @@ class InputFlow:
         except PromptRejected as exc:
             # Nothing typed is lost: the text goes back into the editor.
             app.restore_to_editor([text])
-            app.show_error(str(exc))
+            if session.model is None:
+                # The welcome guide already says how to get a model: one line, not the guide again.
+                app.show_error(NO_MODEL_REMINDER)
+            else:
+                app.show_error(str(exc))
 
     async def send_after_compaction(self) -> None:
         """Compaction ended (done, failed or cancelled): send what was typed meanwhile, in order, as one prompt."""

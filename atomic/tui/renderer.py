@@ -34,8 +34,8 @@ CARD_LINES = 4  # a tool card's usual height, for the estimate
 # A live session folds its oldest turns into the same pager once the transcript holds more than
 # LIVE_WIDGET_LIMIT widgets, keeping about LIVE_WIDGETS_KEPT: every frame's layout walks every mounted
 # widget, so without this each turn cost a little more than the one before.
-LIVE_WIDGET_LIMIT = 120
-LIVE_WIDGETS_KEPT = 60
+LIVE_WIDGET_LIMIT = 80
+LIVE_WIDGETS_KEPT = 40
 
 
 def estimated_lines(message: Any, width: int) -> int:
