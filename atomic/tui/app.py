@@ -34,7 +34,7 @@ from atomic.tui.input_flow import InputFlow, session_prompts
 from atomic.tui.keybindings import APP_KEYS, KeyTable, load_overrides, register_legacy_sequences
 from atomic.tui.main_screen import MainScreen
 from atomic.tui.renderer import ConversationRenderer
-from atomic.tui.theme import DARK, LIGHT, theme_name_for
+from atomic.tui.theme import DARK, LIGHT, setting_for_theme, theme_name_for
 
 if TYPE_CHECKING:
     from atomic.core.contract import Engine
@@ -79,14 +79,16 @@ class AtomicApp(AppHost):
         register_legacy_sequences()  # Alt+Enter from terminals without the kitty keyboard protocol
         self.keys = KeyTable(overrides)
         super().__init__()
+        # None until start_session creates it (the helpers only run once it exists); set before the theme,
+        # whose watcher reads it.
+        self.session = cast("Engine", session)
+        self.session_ready = False
         # Registered before compose: widget CSS refers to the themes' extra variables.
         self.register_theme(DARK)
         self.register_theme(LIGHT)
         self.theme = DARK.name
         self.clock = clock
         self.cursor_blink_enabled = cursor_blink
-        # None until start_session creates it (the helpers only run once it exists).
-        self.session = cast("Engine", session)
         self.slash: SlashCommands = SlashCommands(self)
         self.input_flow = InputFlow(self, self.slash)
         self.completion_flow = CompletionFlow(self, FileIndex(options.cwd))
@@ -98,7 +100,6 @@ class AtomicApp(AppHost):
         self.open_resume_picker = resume
         # In a real terminal the chrome is painted first and the engine loads right after (None: when not headless).
         self.defer_session_start = defer_session_start
-        self.session_ready = False
         # None until the terminal reports focus changes (not every terminal does).
         self.terminal_focused: bool | None = None
         self.approval_grace_s = GRACE_S
@@ -221,12 +222,21 @@ class AtomicApp(AppHost):
 
     def apply_settings(self) -> None:
         settings = self.session.settings
-        self.theme = theme_name_for(settings.theme)
+        self.theme = theme_name_for(settings.theme, self.available_themes)
         self.conversation.set_class(bool(settings.hide_thinking_block), "-thinking-hidden")
         # Beyond the CSS padding of 1, so 0 keeps the default look.
         self.editor.styles.padding = (0, 1 + int(settings.editor_padding_x))
         self.session.set_steering_mode(settings.steering_mode)
         self.session.set_follow_up_mode(settings.follow_up_mode)
+
+    def watch_theme(self, name: str) -> None:
+        # A theme picked in the F1 palette is saved like /settings' choice (applying the setting itself
+        # sets the same name, which saves nothing).
+        session = self.session
+        if session is None or not self.session_ready:
+            return
+        if theme_name_for(session.settings.theme, self.available_themes) != name:
+            session.save_settings({"theme": setting_for_theme(name)})
 
     def on_setting_changed(self, message: SettingChanged) -> None:
         # Posted by the settings screen (it bubbles up to here): the theme and the CSS classes change at once.

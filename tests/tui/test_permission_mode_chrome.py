@@ -70,3 +70,31 @@ async def test_the_startup_line_keeps_its_bracketed_labels(tmp_path: Path) -> No
         await wait_for(lambda: app.session_ready, pilot)
         header = str(app.conversation.children[0].render())
         assert "[Context] " in header and "AGENTS.md" in header
+
+
+@pytest.mark.parametrize("width", [60, 80, 120])
+async def test_the_footer_keeps_the_model_id_at_every_width(tmp_path: Path, width: int) -> None:
+    app = make_app(tmp_path / "a-rather-long-project-folder-name", [], permission_mode="accept-edits")
+    async with app.run_test(size=(width, 20)) as pilot:
+        await wait_for(lambda: app.session_ready, pilot)
+        app.footer.set_extension_statuses({"x": "a status that an extension shows " * 3})
+        await pilot.pause()
+        text = footer_text(app)
+        assert "scripted-model" in text and "edits allowed" in text
+        assert app.footer.size.height >= len(text.splitlines())  # nothing cut off
+
+
+async def test_a_theme_picked_in_the_palette_is_saved(tmp_path: Path) -> None:
+    app = make_app(tmp_path / "p", [])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(lambda: app.session_ready, pilot)
+        app.theme = "nord"  # what the F1 palette's "Change theme" does
+        await pilot.pause()
+        assert app.session.settings.theme == "nord"
+        app.theme = "atomic-light"
+        await pilot.pause()
+        assert app.session.settings.theme == "light"
+    again = make_app(tmp_path / "p", [])
+    async with again.run_test(size=(100, 30)) as pilot:
+        await wait_for(lambda: again.session_ready, pilot)
+        assert again.theme == "atomic-light"
