@@ -11,6 +11,8 @@ Method (in process, `App.run_test` headless at 120x35, the scripted provider, a 
   reply's last line is in the transcript). Fresh: the median of turns 1-30 (a fresh process; the
   transcript is not folded before ~35 turns); late: of the last 30. Medians of 30 because the machine
   may be shared: a single slow turn says little.
+- The same turns in CPU time of the process (time.process_time), which other load on the machine
+  does not inflate the way it does wall time.
 - Key echo: after the last turn, one more reply streams slowly (16-char chunks, 2 ms apart) while a key is
   posted every 40 ms; the time from the key to the first frame in which the editor holds it.
 - RSS: VmRSS after turn 30 and after the last turn (a full collection first, both times).
@@ -82,8 +84,10 @@ class TurnTimer:
         self.app = app
         self.waiting_for: str | None = None
         self.started = 0.0
+        self.cpu_started = 0.0
         self.done = asyncio.Event()
         self.elapsed_ms = 0.0
+        self.cpu_ms: list[float] = []
         original = app._display
 
         def display(screen: Any, renderable: Any) -> None:
@@ -92,6 +96,7 @@ class TurnTimer:
                 renderable.render_segments(app.console)
             if self.waiting_for is not None and self._turn_shown():
                 self.elapsed_ms = (time.perf_counter() - self.started) * 1000
+                self.cpu_ms.append((time.process_time() - self.cpu_started) * 1000)
                 self.waiting_for = None
                 self.done.set()
 
@@ -114,6 +119,7 @@ class TurnTimer:
         self.done.clear()
         self.waiting_for = marker
         self.started = time.perf_counter()
+        self.cpu_started = time.process_time()
         app.post_message(events.Key("enter", "\r"))
         await asyncio.wait_for(self.done.wait(), timeout=30)
         await asyncio.sleep(0.02)  # let the last frame's follow-ups run before the next prompt
@@ -159,6 +165,10 @@ async def bench_turns(turns: int) -> None:
     fresh, late = statistics.median(times[:30]), statistics.median(times[-30:])
     print(f"  Enter → reply shown: fresh (turns 1-30) {fresh:.1f} ms, late (last 30) {late:.1f} ms, "
           f"ratio {late / fresh:.2f} (target ≤ 1.5)")
+    cpu = timer.cpu_ms
+    cpu_fresh, cpu_late = statistics.median(cpu[:30]), statistics.median(cpu[-30:])
+    print(f"  the same in CPU time of the process (what a shared machine does not inflate): fresh "
+          f"{cpu_fresh:.1f} ms, late {cpu_late:.1f} ms, ratio {cpu_late / cpu_fresh:.2f}")
     print("  every 50 turns (median of 30): " + ", ".join(
         f"{statistics.median(times[i:i + 30]):.0f}" for i in range(0, turns, 50)) + " ms")
     print(f"  key echo while the next reply streams: median {statistics.median(probe.echo_ms):.1f} ms, "
@@ -180,6 +190,8 @@ async def trivial_turn_after(tool_turns: int, cards: int) -> tuple[float, float]
             timer = TurnTimer(app)
             heavy = [await timer.turn(f"list {turn}", f"listed {turn}") for turn in range(tool_turns)]
             trivial = [await timer.turn("hi", f"ok-{i}") for i in range(TRIVIAL_TURNS)]
+            trivial_cpu = timer.cpu_ms[-TRIVIAL_TURNS:]
+    print(f"    (trivial turn in CPU time: {statistics.median(trivial_cpu):.1f} ms)")
     return (statistics.median(heavy) if heavy else 0.0), statistics.median(trivial)
 
 
