@@ -29,6 +29,9 @@ REASON_HINT = "enter: say no with this reason · esc: no, without a reason"
 
 
 def _always_label(request: ApprovalRequest) -> str:
+    # The engine names the exact rule an "always" answer saves: the card says it, word for word.
+    if request.always_rule:
+        return f"Yes, and always allow {request.always_rule} (saved) (a)"
     if request.kind == "execute":
         if request.command_prefix is None:
             return "Yes (this command chains or redirects: it will be asked again) (a)"
@@ -46,6 +49,7 @@ class ApprovalCard(Vertical):
     }
     ApprovalCard.-ready { border: round $accent; border-title-color: $accent; }
     ApprovalCard #approval-title { height: auto; }
+    ApprovalCard #approval-why { height: auto; color: $warning; }
     ApprovalCard #approval-preview { height: auto; max-height: 24; margin-bottom: 1; }
     ApprovalCard OptionList, ApprovalCard OptionList:focus { height: auto; border: none; padding: 0; background: transparent; }
     ApprovalCard OptionList:disabled { opacity: 60%; }
@@ -87,6 +91,8 @@ class ApprovalCard(Vertical):
             "reject_once": "No, tell the model to do something else (n; r: with a reason)",
         }
         yield Static(self.request.title, id="approval-title", markup=False)
+        if self.request.asked_because:
+            yield Static(f"Asked because {self.request.asked_because}", id="approval-why", markup=False)
         if self.preview.plain:
             yield Static(self.preview, id="approval-preview")
         choices = OptionList(*[Option(label, id=d) for d, label in labels.items()], id="approval-choices")

@@ -42,7 +42,9 @@ from atomic.core.permissions import (
     ApprovalRequest,
     Approver,
     Decision,
+    ListedRule,
     PermissionMode,
+    RuleList,
     needs_approval,
 )
 from atomic.core.settings import Settings
@@ -127,6 +129,7 @@ __all__ = [
     "FileChange",
     "ForkMessage",
     "ForkResult",
+    "ListedRule",
     "LogoutResult",
     "McpServerStatus",
     "Model",
@@ -138,6 +141,7 @@ __all__ = [
     "PromptRejected",
     "ProviderAuth",
     "QueueSnapshot",
+    "RuleList",
     "SessionOptions",
     "SessionState",
     "SessionStats",
