@@ -160,6 +160,8 @@ class AtomicApp(AppHost):
             self.set_keymap({spec.id: ",".join(self.keys.keys_for(spec.id)) for spec in APP_KEYS})
         self.editor.cursor_blink = self.cursor_blink_enabled
         self.editor.focus()
+        # Back from Ctrl+Z (`fg`): the terminal was the shell's meanwhile, so paint every cell again.
+        self.app_resume_signal.subscribe(self, self._repaint_after_resume)
         defer = self.defer_session_start if self.defer_session_start is not None else not self.is_headless
         if self.session is None and defer:
             # Importing the engine and reading settings and the session file takes longer than painting:
@@ -397,6 +399,10 @@ class AtomicApp(AppHost):
             self.notify("Interrupted · press ctrl+c again to quit", timeout=DOUBLE_PRESS_S)
         else:
             self.notify("Press ctrl+c again to quit", timeout=DOUBLE_PRESS_S)
+
+    def _repaint_after_resume(self, _app: App[int]) -> None:
+        self.screen.refresh(layout=True)
+        self.refresh(repaint=True, layout=True)
 
     def on_prompt_editor_suspend_requested(self, _message: PromptEditor.SuspendRequested) -> None:
         self.action_suspend_process()
