@@ -9,6 +9,7 @@ nor Enter (a steer meant for the agent) can answer it. "No" can carry a reason f
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import ClassVar
 
 from textual import on
@@ -31,7 +32,9 @@ REASON_HINT = "enter: say no with this reason · esc: no, without a reason"
 def _always_label(request: ApprovalRequest) -> str:
     # The engine names the exact rule an "always" answer saves: the card says it, word for word.
     if request.always_rule:
-        return f"Yes, and always allow {request.always_rule} (saved) (a)"
+        home = str(Path.home())
+        rule = request.always_rule.replace(home + "/", "~/") if home != "/" else request.always_rule
+        return f"Yes, and always allow {rule} (saved) (a)"
     if request.kind == "execute":
         if request.command_prefix is None:
             return "Yes (this command chains or redirects: it will be asked again) (a)"

@@ -25,6 +25,7 @@ from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from atomic.tui.conversation import Conversation
+from atomic.tui.streaming import StreamingMarkdown
 
 
 @dataclass(frozen=True)
@@ -58,10 +59,15 @@ def find_matches(conversation: Conversation, query: str) -> list[Match]:
     for widget in conversation.query("*"):
         if widget.children or not _shown(widget, conversation):
             continue
-        selected = widget.get_selection(SELECT_ALL)
-        if selected is None:
+        if isinstance(widget, StreamingMarkdown):
+            shown = widget.shown_lines()  # row by row: a copy joins wrapped rows, find must not
+            text = None if shown is None else "\n".join(shown)
+        else:
+            selected = widget.get_selection(SELECT_ALL)
+            text = None if selected is None else selected[0]
+        if text is None:
             continue
-        for line_number, line in enumerate(selected[0].splitlines()):
+        for line_number, line in enumerate(text.splitlines()):
             for found in pattern.finditer(line):
                 matches.append(Match(widget, line_number, found.start(), found.end()))
     return matches
