@@ -145,6 +145,7 @@ class AtomicApp(AppHost):
         )
         self.editor = PromptEditor(self.keys, id="editor")
         self.editor.popup_key_handler = self.completion_flow.popup_key
+        self.editor.cwd = self.options.cwd
         self.footer = StatusFooter(id="footer")
         yield self.conversation
         yield self.working
@@ -213,7 +214,7 @@ class AtomicApp(AppHost):
             self.slash.open_session_picker()
         elif self.initial_message:
             self.editor.prompt_history.add(self.initial_message)
-            self.input_flow.pending.appendleft((self.initial_message, False))
+            self.input_flow.pending.appendleft((self.initial_message, False, []))
         self.input_flow.drain()  # also what was sent while the engine was starting
 
     def load_prompt_history(self) -> None:
@@ -338,7 +339,7 @@ class AtomicApp(AppHost):
         # Never awaited here: the engine is called from InputFlow's worker, so this loop keeps echoing keys.
         if message.pastes:
             self.renderer.remember_pastes(message.text, split_pastes(message.typed, message.pastes))
-        self.input_flow.enqueue(message.text, message.follow_up)
+        self.input_flow.enqueue(message.text, message.follow_up, message.images)
 
     # ------------------------------------------------------------------ actions (see keybindings.APP_KEYS)
 
@@ -403,6 +404,20 @@ class AtomicApp(AppHost):
     def _repaint_after_resume(self, _app: App[int]) -> None:
         self.screen.refresh(layout=True)
         self.refresh(repaint=True, layout=True)
+
+    def on_prompt_editor_image_paste_requested(self, _message: PromptEditor.ImagePasteRequested) -> None:
+        self.run_worker(self._paste_clipboard_image(), group="clipboard-image", exclusive=True)
+
+    async def _paste_clipboard_image(self) -> None:
+        import asyncio
+
+        from atomic.tui.image_attachments import clipboard_image
+
+        data = await asyncio.to_thread(clipboard_image)
+        if data is not None:
+            self.editor.attach_image(data, "image/png", "clipboard.png")
+        else:
+            self.editor.action_paste()  # no image there: the text clipboard, as before
 
     def on_prompt_editor_suspend_requested(self, _message: PromptEditor.SuspendRequested) -> None:
         self.action_suspend_process()

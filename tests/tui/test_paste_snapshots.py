@@ -33,3 +33,17 @@ async def send_with_paste(pilot: Any) -> None:
 def test_collapsed_paste_in_the_transcript_and_the_editor(snap_compare: Any) -> None:
     app = make_app(project(), [{"text": "Looking."}])
     assert snap_compare(app, terminal_size=(90, 16), run_before=send_with_paste)
+
+
+async def drop_an_image(pilot: Any) -> None:
+    app: AtomicApp = pilot.app
+    shot = Path(os.environ["HOME"]) / "project" / "screen shot.png"
+    shot.write_bytes(b"\x89PNG\r\n\x1a\n")
+    await type_text(pilot, "what is wrong here? ")
+    app.post_message(events.Paste(f"'{shot}'"))
+    await pilot.pause(0.2)
+
+
+def test_image_chip_in_the_editor(snap_compare: Any) -> None:
+    app = make_app(project(), [])
+    assert snap_compare(app, terminal_size=(90, 10), run_before=drop_an_image)
