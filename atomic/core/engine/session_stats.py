@@ -35,6 +35,14 @@ class _BranchTotals:
             self.cost += float((usage.get("cost") or {}).get("total", 0) or 0)
         elif role == "toolResult":
             self.counts["toolResults"] += 1
+            details = message.get("details")
+            if message.get("toolName") == "task" and isinstance(details, dict):
+                # A subagent's own turns are in its file; its tokens and cost count for the session.
+                usage = details.get("usage")
+                child: dict[str, Any] = usage if isinstance(usage, dict) else {}
+                for key in ("input", "output", "cacheRead", "cacheWrite"):
+                    self.tokens[key] += int(child.get(key, 0) or 0)
+                self.cost += float(details.get("cost", 0) or 0)
 
 
 # Entries are only ever appended, so the totals down to a leaf stay true: the next call on the same
