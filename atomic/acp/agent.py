@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from acp import PROTOCOL_VERSION, RequestError
+from acp import PROTOCOL_VERSION
 from acp.schema import (
     AgentCapabilities,
     AuthenticateResponse,
@@ -35,7 +35,8 @@ from acp.schema import (
 
 from atomic import __version__
 from atomic.acp.client_files import ClientFiles
-from atomic.acp.config import apply_option, apply_thinking_level, config_options, thinking_modes
+from atomic.acp.config import apply_mode, apply_option, approval_modes, config_options
+from atomic.acp.errors import internal_error, invalid_params, invalid_request
 from atomic.acp.prompt_blocks import flatten_prompt
 from atomic.acp.replay import replay
 from atomic.acp.session_bridge import SessionBridge
@@ -111,7 +112,7 @@ class AtomicAcpAgent:
     ) -> SessionBridge:
         folder = Path(cwd)
         if not folder.is_absolute() or not folder.is_dir():
-            raise RequestError.invalid_params({"details": f"cwd must be an existing absolute folder: {cwd}"})
+            raise invalid_params(f"cwd must be an existing absolute folder: {cwd}")
         # The editor's MCP servers join the user's own; like them, they need no project trust.
         servers, problems = parse_acp_servers(
             [s.model_dump(mode="json", by_alias=True, exclude_none=True) for s in mcp_servers or []]
@@ -126,7 +127,7 @@ class AtomicAcpAgent:
         try:
             engine = await open_engine(options)
         except StartupError as exc:
-            raise RequestError.internal_error({"details": str(exc)}) from exc
+            raise internal_error(str(exc)) from exc
         for warning in engine.startup_warnings:
             _log(warning)
         notice = engine.untrusted_notice()
@@ -146,13 +147,13 @@ class AtomicAcpAgent:
     def _bridge(self, session_id: str) -> SessionBridge:
         bridge = self.sessions.get(session_id)
         if bridge is None:
-            raise RequestError.invalid_params({"details": f"Unknown session {session_id}"})
+            raise invalid_params(f"Unknown session {session_id}")
         return bridge
 
     def _find_file(self, cwd: str, session_id: str) -> Path:
         path = find_session_file(session_id, session_folder(Path(cwd), self.template.session_dir))
         if path is None:
-            raise RequestError.invalid_params({"details": f"No stored session {session_id}"})
+            raise invalid_params(f"No stored session {session_id}")
         return path
 
     def _announce(self, bridge: SessionBridge) -> None:
@@ -162,7 +163,7 @@ class AtomicAcpAgent:
     async def new_session(self, cwd: str, mcp_servers: list[Any] | None = None, **_kwargs: Any) -> NewSessionResponse:
         bridge = await self._open(cwd, mcp_servers=mcp_servers)
         self._announce(bridge)
-        return NewSessionResponse(session_id=bridge.session_id, modes=thinking_modes(bridge.engine),
+        return NewSessionResponse(session_id=bridge.session_id, modes=approval_modes(bridge.engine),
                                   config_options=config_options(bridge.engine))
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None,
@@ -172,7 +173,7 @@ class AtomicAcpAgent:
         replay(bridge)
         self._announce(bridge)
         await bridge.flush()
-        return LoadSessionResponse(modes=thinking_modes(bridge.engine), config_options=config_options(bridge.engine))
+        return LoadSessionResponse(modes=approval_modes(bridge.engine), config_options=config_options(bridge.engine))
 
     async def resume_session(self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None,
                              **_kwargs: Any) -> ResumeSessionResponse:
@@ -180,7 +181,7 @@ class AtomicAcpAgent:
         if bridge is None:
             bridge = await self._open(cwd, session_file=self._find_file(cwd, session_id), mcp_servers=mcp_servers)
             self._announce(bridge)
-        return ResumeSessionResponse(modes=thinking_modes(bridge.engine), config_options=config_options(bridge.engine))
+        return ResumeSessionResponse(modes=approval_modes(bridge.engine), config_options=config_options(bridge.engine))
 
     async def list_sessions(self, cwd: str | None = None, cursor: str | None = None,
                             **_kwargs: Any) -> ListSessionsResponse:
@@ -219,7 +220,7 @@ class AtomicAcpAgent:
         return SetSessionConfigOptionResponse(config_options=config_options(bridge.engine))
 
     async def set_session_mode(self, session_id: str, mode_id: str, **_kwargs: Any) -> SetSessionModeResponse:
-        apply_thinking_level(self._bridge(session_id).engine, mode_id)
+        apply_mode(self._bridge(session_id).engine, mode_id)
         return SetSessionModeResponse()
 
     # ------------------------------------------------------------------ prompting
@@ -237,13 +238,13 @@ class AtomicAcpAgent:
             try:
                 await engine.prompt(text, images, source="acp")
             except PromptRejected as exc:
-                raise RequestError.invalid_request({"details": str(exc)}) from exc
+                raise invalid_request(str(exc)) from exc
             if engine.is_streaming:
                 await settled
             await bridge.flush()
             reason, error = bridge.stop_reason()
             if error is not None:
-                raise RequestError.internal_error({"details": error})
+                raise internal_error(error)
             return PromptResponse(stop_reason=reason)
 
     async def _builtin_command(self, bridge: SessionBridge, text: str) -> bool:
@@ -253,7 +254,7 @@ class AtomicAcpAgent:
             try:
                 await engine.compact()
             except Exception as exc:
-                raise RequestError.internal_error({"details": str(exc)}) from exc
+                raise internal_error(str(exc)) from exc
             bridge.send_usage()
             return True
         if word == "/name" and rest.strip():

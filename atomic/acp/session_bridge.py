@@ -25,6 +25,7 @@ from acp.schema import (
     UsageUpdate,
 )
 
+from atomic.acp.chunks import ChunkCoalescer
 from atomic.acp.config import config_options
 from atomic.acp.tool_view import (
     diff_content,
@@ -68,6 +69,7 @@ class SessionBridge:
         self.session_id = session_id
         self.cwd = Path(engine.cwd)
         self._queue: asyncio.Queue[Any] = asyncio.Queue()
+        self._chunks = ChunkCoalescer(self._queue.put_nowait)
         self._sender = asyncio.ensure_future(self._send_loop())
         self._settled: asyncio.Future[None] | None = None
         self.cancelled = False
@@ -88,13 +90,16 @@ class SessionBridge:
                 self._queue.task_done()
 
     def send(self, update: Any) -> None:
+        self._chunks.flush()  # text streamed before this update is sent before it
         self._queue.put_nowait(update)
 
     async def flush(self) -> None:
+        self._chunks.flush()
         await self._queue.join()
 
     async def close(self) -> None:
         self._unsubscribe()
+        self._chunks.close()
         self.engine.set_approver(None)
         await self.flush()
         self._sender.cancel()
@@ -140,10 +145,11 @@ class SessionBridge:
             self._on_tool_end(event)
         elif isinstance(event, ev.SessionInfoChanged):
             self.send(SessionInfoUpdate(session_update="session_info_update", title=event.name))
-        elif isinstance(event, ev.ThinkingLevelChanged):
-            self.send(CurrentModeUpdate(session_update="current_mode_update", current_mode_id=event.level))
+        elif isinstance(event, ev.PermissionModeChanged):
+            self.send(CurrentModeUpdate(session_update="current_mode_update",
+                                        current_mode_id=event.mode))
             self.send_config()
-        elif isinstance(event, ev.ModelChanged | ev.PermissionModeChanged):
+        elif isinstance(event, ev.ModelChanged | ev.ThinkingLevelChanged):
             self.send_config()
         elif isinstance(event, ev.AgentSettled) and self._settled is not None and not self._settled.done():
             self._settled.set_result(None)
@@ -152,9 +158,9 @@ class SessionBridge:
         if not delta.delta:
             return
         if delta.type == "text_delta":
-            self.send(helpers.update_agent_message_text(delta.delta))
+            self._chunks.add("text", delta.delta)
         elif delta.type == "thinking_delta":
-            self.send(helpers.update_agent_thought_text(delta.delta))
+            self._chunks.add("thought", delta.delta)
 
     def _on_tool_start(self, event: ev.ToolExecutionStart) -> None:
         args = event.args if isinstance(event.args, dict) else {}

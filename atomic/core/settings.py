@@ -109,6 +109,8 @@ class McpSettings(_Section):
     tool_timeout_ms: int = Field(default=120000, alias="toolTimeoutMs", gt=0)
     prompt_wait_ms: int = Field(default=10000, alias="promptWaitMs", ge=0)
     tool_search: Literal["auto", "always", "never"] = Field(default="auto", alias="toolSearch")
+    max_result_bytes: int = Field(default=50 * 1024, alias="maxResultBytes", gt=0)
+    max_result_lines: int = Field(default=2000, alias="maxResultLines", gt=0)
 
 
 class Settings(_Section):

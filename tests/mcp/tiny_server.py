@@ -27,7 +27,7 @@ if "--garbage" in sys.argv:
     time.sleep(3600)
 
 from mcp.server.mcpserver import Context, MCPServer  # noqa: E402
-from mcp.types import ImageContent, TextContent  # noqa: E402
+from mcp.types import Annotations, ImageContent, TextContent, ToolExecution  # noqa: E402
 
 server = MCPServer("tiny")
 # A 1x1 transparent PNG.
@@ -97,6 +97,42 @@ async def shrink(name: str, ctx: Context) -> str:
     server.remove_tool(name)
     await ctx.session.send_tool_list_changed()
     return f"removed {name}"
+
+
+@server.tool()
+def big(lines: int, width: int = 10) -> list[TextContent | ImageContent]:
+    """Return `lines` numbered lines of `width` characters each, then an image."""
+    text = "\n".join(f"{i:06d} " + "x" * width for i in range(1, lines + 1))
+    return [TextContent(type="text", text=text), ImageContent(type="image", data=PIXEL, mimeType="image/png")]
+
+
+@server.tool()
+def annotated() -> list[TextContent]:
+    """One block for the model, one only for the user."""
+    return [
+        TextContent(type="text", text="for the model", annotations=Annotations(audience=["assistant"])),
+        TextContent(type="text", text="for the user only", annotations=Annotations(audience=["user"])),
+    ]
+
+
+@server.tool()
+def tasky() -> str:
+    """A tool that can only run as an MCP task."""
+    return "never called"
+
+
+_plain_list_tools = server.list_tools
+
+
+async def _list_tools_with_tasks():  # noqa: ANN202
+    tools = await _plain_list_tools()
+    for tool in tools:
+        if tool.name == "tasky":
+            tool.execution = ToolExecution(task_support="required")
+    return tools
+
+
+server.list_tools = _list_tools_with_tasks  # type: ignore[method-assign]
 
 
 def add_many(count: int) -> None:

@@ -302,6 +302,8 @@ class McpConnection:
         for _ in range(100):  # a server whose paging never ends cannot hang start-up
             page = await client.list_tools(cursor=cursor)
             for tool in page.tools:
+                if _needs_tasks(tool):
+                    continue
                 schema = tool.input_schema if isinstance(tool.input_schema, dict) else {}
                 tools.append(McpToolInfo(tool.name, tool.description or "", dict(schema)))
             cursor = page.next_cursor
@@ -376,6 +378,12 @@ class McpConnection:
             self.log_path.parent.mkdir(parents=True, exist_ok=True)
             with open(self.log_path, "a", encoding="utf-8") as handle:
                 handle.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} {line}\n")
+
+
+def _needs_tasks(tool: Any) -> bool:
+    # A tool that runs only as an MCP task cannot be called without task support, which Atomic lacks.
+    execution = tool.execution
+    return execution is not None and execution.task_support == "required"
 
 
 class _OwnsHttpClient(contextlib.AbstractAsyncContextManager[Any]):

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Literal
 
 from atomic.core.mcp.config import McpConfigResult, McpServerConfig
 from atomic.core.mcp.connection import MISSING_SDK, McpConnection, McpStatus, sdk_installed
+from atomic.core.mcp.results import ResultLimits
 from atomic.core.mcp.tools import McpTool, McpToolSearch
 from atomic.core.tools.base import Tool
 
@@ -31,6 +32,8 @@ class McpLimits:
     prompt_wait_s: float = 10.0
     # "auto": defer above DEFER_SHARE of the window; "always" / "never" force it.
     tool_search: Literal["auto", "always", "never"] = "auto"
+    # What one tool result may put into the context (the rest goes to a temp file).
+    result: ResultLimits = field(default_factory=ResultLimits)
 
 
 @dataclass(frozen=True)
@@ -155,7 +158,7 @@ class McpManager:
             fresh: dict[str, McpTool] = {}
             for conn in self.connections.values():
                 for info in conn.tools:
-                    tool = McpTool(conn, info, lambda: self.limits.tool_timeout_s)
+                    tool = McpTool(conn, info, lambda: self.limits.tool_timeout_s, lambda: self.limits.result)
                     fresh.setdefault(tool.name, tool)
             self._tools, self._tools_key = fresh, key
         # A crashed server keeps its tools: calling one restarts it.
@@ -222,5 +225,6 @@ def create_mcp_manager(config: McpConfigResult, cwd: Path, agent_dir: Path, sett
         tool_timeout_s=s.tool_timeout_ms / 1000,
         prompt_wait_s=s.prompt_wait_ms / 1000,
         tool_search=s.tool_search,
+        result=ResultLimits(max_bytes=s.max_result_bytes, max_lines=s.max_result_lines),
     )
     return McpManager(config, cwd=cwd, agent_dir=agent_dir, limits=limits)
