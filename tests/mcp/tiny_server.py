@@ -7,6 +7,7 @@
     python tiny_server.py --garbage            prints junk on stdout and never answers
     python tiny_server.py --slow-start SECONDS waits before serving
     python tiny_server.py --many N             N extra tools with long descriptions (tool search)
+    python tiny_server.py --unauthorized PORT  an HTTP endpoint that answers every request with 401
 
 The `grow` and `shrink` tools change the tool list at runtime and send `tools/list_changed`.
 """
@@ -100,6 +101,26 @@ async def shrink(name: str, ctx: Context) -> str:
 
 
 @server.tool()
+async def exit_soon(delay: float) -> str:
+    """Answer, then exit with code 4 after `delay` seconds (a server that dies while idle)."""
+
+    async def later() -> None:
+        await asyncio.sleep(delay)
+        print("tiny: leaving while idle", file=sys.stderr, flush=True)
+        os._exit(4)
+
+    asyncio.get_running_loop().create_task(later())
+    return "bye soon"
+
+
+@server.tool()
+def forget_sessions() -> str:
+    """Forget every HTTP session, as a restarted server would (the next request gets 404)."""
+    server.session_manager._server_instances.clear()
+    return "forgotten"
+
+
+@server.tool()
 def big(lines: int, width: int = 10) -> list[TextContent | ImageContent]:
     """Return `lines` numbered lines of `width` characters each, then an image."""
     text = "\n".join(f"{i:06d} " + "x" * width for i in range(1, lines + 1))
@@ -148,13 +169,29 @@ def add_many(count: int) -> None:
         server.add_tool(handler, name=f"bulk_{i}", description=f"Bulk tool number {i}. {filler}")
 
 
+def run_unauthorized(port: int) -> None:
+    import uvicorn
+    from starlette.applications import Starlette
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    async def deny(_request: object) -> JSONResponse:
+        return JSONResponse({"error": "invalid_token"}, status_code=401,
+                            headers={"WWW-Authenticate": 'Bearer error="invalid_token"'})
+
+    app = Starlette(routes=[Route("/mcp", deny, methods=["GET", "POST", "DELETE"])])
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
+
+
 def main(argv: list[str]) -> None:
     if "--slow-start" in argv:
         time.sleep(float(argv[argv.index("--slow-start") + 1]))
     if "--many" in argv:
         add_many(int(argv[argv.index("--many") + 1]))
     print("tiny: ready", file=sys.stderr, flush=True)
-    if "--http" in argv:
+    if "--unauthorized" in argv:
+        run_unauthorized(int(argv[argv.index("--unauthorized") + 1]))
+    elif "--http" in argv:
         port = int(argv[argv.index("--http") + 1])
         server.run("streamable-http", host="127.0.0.1", port=port)
     elif "--sse" in argv:

@@ -178,6 +178,8 @@ class McpServerStatus:
     log_path: str | None  # its stderr log (stdio servers)
     restarts: int
     deferred: bool  # tools offered only through the search tool
+    # Times a remote server had forgotten the session and a call initialized it again.
+    session_renewals: int = 0
 
 
 

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
-import importlib.util
-import logging
+import os
+import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,92 +21,39 @@ from typing import IO, Any, Literal
 
 from atomic import __version__
 from atomic.core.mcp.config import McpServerConfig
+from atomic.core.mcp.errors import McpError
+from atomic.core.mcp.failures import (
+    bad_output,
+    describe_error,
+    exit_detail,
+    is_connection_loss,
+    last_stderr_line,
+    session_expired,
+)
+from atomic.core.mcp.progress import file_size, process_cpu_ticks
+from atomic.core.mcp.sdk import MISSING_SDK, OwnsHttpClient, load_sdk, loaded_sdk, needs_tasks, sdk_installed
+from atomic.core.mcp.transport_watch import capture_spawned, watch_streams, watched_http_transport
 
-McpStatus = Literal["starting", "connected", "failed", "crashed", "stopped"]
-MISSING_SDK = "the MCP client is not installed: pip install 'atomic-agent[mcp]' (or pip install mcp)"
-CONNECTION_CLOSED = -32000
+__all__ = ["MISSING_SDK", "McpConnection", "McpError", "McpStatus", "McpToolInfo", "sdk_installed"]
+
+McpStatus = Literal["starting", "connected", "failed", "crashed", "stopped", "reconnecting"]
 LOG_LIMIT_BYTES = 1_000_000
 # How long a call that changed the server's tools waits for their new list.
 TOOLS_REFRESH_WAIT_S = 10.0
-
-_sdk: Any = None
-_sdk_lock: asyncio.Lock | None = None
-
-
-class McpError(Exception):
-    """A failure talking to an MCP server, worded for the model and the user."""
-
-
-def sdk_installed() -> bool:
-    return importlib.util.find_spec("mcp") is not None
-
-
-def _import_sdk() -> Any:
-    import mcp
-    import mcp.client.sse
-    import mcp.client.stdio
-    import mcp.client.streamable_http
-    import mcp.shared._httpx_utils
-
-    # The SDK logs through `logging`; without a handler Python's last-resort handler would print
-    # warnings on stderr, into the TUI. They go nowhere unless a log file is attached.
-    logging.getLogger("mcp").addHandler(logging.NullHandler())
-    logging.getLogger("mcp").propagate = False
-    return mcp
-
-
-async def load_sdk() -> Any:
-    """The `mcp` package, imported once in a worker thread. Raises McpError when it is missing."""
-    global _sdk, _sdk_lock
-    if _sdk is not None:
-        return _sdk
-    if _sdk_lock is None:
-        _sdk_lock = asyncio.Lock()
-    async with _sdk_lock:
-        if _sdk is None:
-            if not sdk_installed():
-                raise McpError(MISSING_SDK)
-            _sdk = await asyncio.to_thread(_import_sdk)
-    return _sdk
-
-
-def describe_error(exc: BaseException) -> str:
-    """The innermost useful message of an exception (the SDK wraps failures in exception groups)."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    if isinstance(exc, McpError):
-        return str(exc)
-    if isinstance(exc, FileNotFoundError):
-        return f"command not found: {exc.filename or exc}"
-    if isinstance(exc, TimeoutError):
-        return "timed out"
-    text = str(exc).strip()
-    if type(exc).__name__ == "MCPError":
-        return text.split(", ", 1)[-1].strip("()'\"") if text.startswith("(") else text
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
-def _is_connection_loss(exc: BaseException) -> bool:
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    if type(exc).__name__ == "MCPError":
-        return bool(exc.args) and exc.args[0] == CONNECTION_CLOSED
-    # anyio's closed/broken stream errors, OS pipe errors and HTTP transport errors.
-    return isinstance(exc, OSError | EOFError) or type(exc).__name__ in (
-        "ClosedResourceError",
-        "BrokenResourceError",
-        "EndOfStream",
-        "ConnectError",
-        "RemoteProtocolError",
-        "ReadError",
-    )
-
+# How long a stop waits for the SDK's own shutdown (close stdin, 2 s, terminate, kill) before it
+# cancels the serving task, and then for the cancellation; a child still alive after that is killed.
+STOP_GRACE_S = 4.0
+STOP_CANCEL_WAIT_S = 3.0
 
 @dataclass(frozen=True)
 class McpToolInfo:
     name: str
     description: str
     input_schema: dict[str, Any]
+
+
+class _SessionExpired(Exception):
+    """The remote server no longer knows the session: initialize again and retry the call once."""
 
 
 class McpConnection:
@@ -128,6 +74,8 @@ class McpConnection:
         self.tool_refreshes = 0
         self.server_name: str | None = None
         self.restarts = 0
+        # How often a remote server had forgotten the session and a call initialized it again.
+        self.session_renewals = 0
         self._client: Any = None
         self._task: asyncio.Task[None] | None = None
         self._ready = asyncio.Event()
@@ -139,7 +87,14 @@ class McpConnection:
         # tools waits for the new list, so the agent's next request already offers them.
         self._tools_current = asyncio.Event()
         self._tools_current.set()
+        # Set when the transport ends (stdio EOF, the SSE stream closed, HTTP refused) while connected.
+        self._transport_ended = asyncio.Event()
         self._log: IO[str] | None = None
+        self._log_start = 0  # where this start's stderr begins in the log
+        self._process: Any = None  # the stdio server's process (anyio), once spawned
+        self._http: Any = None  # the watched HTTP transport of a remote server
+        self._bad_output: str | None = None
+        self._activity = 0  # messages received and HTTP answers: signs of a server getting somewhere
         # Told when a start fails (the manager turns it into a one-line notice).
         self.on_failed: Callable[[McpConnection], None] | None = None
 
@@ -152,6 +107,19 @@ class McpConnection:
         """Whether start-up is over (connected or failed): a prompt stops waiting for it."""
         return self._ready.is_set()
 
+    @property
+    def pid(self) -> int | None:
+        """The stdio server's process id while it runs (None for remote servers)."""
+        process = self._process
+        return int(process.pid) if process is not None and process.returncode is None else None
+
+    def progress_marker(self) -> tuple[object, ...]:
+        """Changes while a starting server is getting somewhere (progress.py)."""
+        if self.config.transport == "stdio" and self._process is None:
+            return (time.monotonic(),)  # Atomic is still loading the SDK or spawning: our own work
+        pid = self._process.pid if self._process is not None else None
+        return (process_cpu_ticks(pid), file_size(self.log_path), self._activity)
+
     # ------------------------------------------------------------------ lifecycle
 
     def start(self) -> None:
@@ -163,7 +131,11 @@ class McpConnection:
         self._ready = asyncio.Event()
         self._stop = asyncio.Event()
         self._tools_changed = asyncio.Event()
+        self._transport_ended = asyncio.Event()
         self._tools_current.set()
+        self._process = None
+        self._http = None
+        self._bad_output = None
         self._task = asyncio.ensure_future(self._serve())
 
     async def wait_ready(self, timeout_s: float | None = None) -> None:
@@ -174,20 +146,33 @@ class McpConnection:
                 await self._ready.wait()
 
     async def stop(self) -> None:
+        """Stop the server, bounded: a server still in its handshake is killed and its task cancelled;
+        a connected one gets the SDK's shutdown (close stdin, terminate, kill) and then the same."""
         task = self._task
         self._stop.set()
         if task is not None and not task.done():
-            try:
-                # The SDK's stdio shutdown is bounded (close stdin, then terminate, then kill).
-                await asyncio.wait_for(asyncio.shield(task), 10)
-            except (TimeoutError, asyncio.CancelledError):
+            if not self._ready.is_set():
+                self._kill_child()
                 task.cancel()
-            except Exception:
-                pass
+            done, _ = await asyncio.wait({task}, timeout=STOP_GRACE_S)
+            if not done:
+                task.cancel()
+                await asyncio.wait({task}, timeout=STOP_CANCEL_WAIT_S)
+        self._kill_child()
         self._task = None
         self._client = None
-        if self.status in ("connected", "starting"):
+        if self.status in ("connected", "starting", "reconnecting"):
             self.status = "stopped"
+
+    def _kill_child(self) -> None:
+        process = self._process
+        if process is None or process.returncode is not None:
+            return
+        # The SDK starts each server in its own process group: end the whole tree.
+        with contextlib.suppress(OSError):
+            os.killpg(process.pid, signal.SIGKILL)
+        with contextlib.suppress(OSError, ProcessLookupError):
+            process.kill()
 
     async def restart(self) -> None:
         await self.stop()
@@ -200,7 +185,8 @@ class McpConnection:
             sdk = await load_sdk()
             async with contextlib.AsyncExitStack() as stack:
                 async with asyncio.timeout(self.startup_timeout_s) as deadline:
-                    client = await stack.enter_async_context(self._client_for(sdk))
+                    with capture_spawned(self._on_spawned):
+                        client = await stack.enter_async_context(self._client_for(sdk))
                     tools = await self._list_tools(client)
                     deadline.reschedule(None)
                 info = client.server_info
@@ -210,20 +196,21 @@ class McpConnection:
                 self._client = client
                 self.status = "connected"
                 self._ready.set()
-                while await self._next_event():
+                while (event := await self._next_event()) is not None:
+                    if event == "ended":
+                        await self._lost_while_idle()
+                        break
                     await self._refresh_tools(client)
                     if not self._tools_changed.is_set():
                         self._tools_current.set()
         except asyncio.CancelledError:
-            self.status = "stopped"
+            if self.status != "crashed":
+                self.status = "stopped"
             raise
         except BaseException as exc:  # a broken server must never take the engine down
             if self._stop.is_set():
                 return  # errors while closing a stopped or crashed server say nothing new
-            if isinstance(exc, TimeoutError):
-                self.error = f"did not start within {self.startup_timeout_s:g} s"
-            else:
-                self.error = describe_error(exc)
+            self.error = await self._start_failure(exc)
             self.status = "failed"
             self._write_log(f"failed: {self.error}")
             if self.on_failed is not None:
@@ -236,20 +223,63 @@ class McpConnection:
                 self._log.close()
                 self._log = None
 
-    async def _next_event(self) -> bool:
-        """Wait for a stop (False) or a tool-list change (True)."""
-        if not self._stop.is_set() and not self._tools_changed.is_set():
-            stop = asyncio.ensure_future(self._stop.wait())
-            changed = asyncio.ensure_future(self._tools_changed.wait())
+    def _on_spawned(self, process: Any) -> None:
+        self._process = process
+
+    async def _exit_code(self, wait_s: float = 1.0) -> int | None:
+        """The stdio server's exit code once it is gone (waiting briefly for it to be reaped)."""
+        process = self._process
+        if process is None:
+            return None
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(wait_s):
+                while process.returncode is None:
+                    await asyncio.sleep(0.02)
+        code: int | None = process.returncode
+        return code
+
+    async def _start_failure(self, exc: BaseException) -> str:
+        """Today's words for a failed start, with what explains it."""
+        if isinstance(exc, TimeoutError):
+            text = f"did not start within {self.startup_timeout_s:g} s"
+            return f"{text}: {self._bad_output}" if self._bad_output else text
+        if self._http is not None and self._http.last_status == 401:
+            return "needs authentication (HTTP 401)"
+        reason = describe_error(exc)
+        code = await self._exit_code()
+        if code is not None:
+            return f"{reason}: {exit_detail(code, last_stderr_line(self.log_path, self._log_start))}"
+        if self._bad_output:
+            return f"{reason}: {self._bad_output}"
+        return reason
+
+    async def _lost_while_idle(self) -> None:
+        """The transport ended with no call running: crashed now, restarted by the next call."""
+        self._stop.set()  # leaving the SDK's context below may raise; nothing new to report
+        self._client = None
+        self.error = "connection lost: the server closed the connection"
+        self.status = "crashed"
+        code = await self._exit_code(0.5) if self._process is not None else None
+        if code is not None:
+            self.error = f"connection lost: {exit_detail(code, last_stderr_line(self.log_path, self._log_start))}"
+        self._write_log(self.error)
+
+    async def _next_event(self) -> str | None:
+        """Wait for a stop (None), a tool-list change ("tools") or the transport's end ("ended")."""
+        events = (self._stop, self._tools_changed, self._transport_ended)
+        if not any(e.is_set() for e in events):
+            waiters = [asyncio.ensure_future(e.wait()) for e in events]
             try:
-                await asyncio.wait((stop, changed), return_when=asyncio.FIRST_COMPLETED)
+                await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
             finally:
-                stop.cancel()
-                changed.cancel()
+                for waiter in waiters:
+                    waiter.cancel()
         if self._stop.is_set():
-            return False
+            return None
+        if self._transport_ended.is_set():
+            return "ended"
         self._tools_changed.clear()
-        return True
+        return "tools"
 
     async def _refresh_tools(self, client: Any) -> None:
         # A failed re-list keeps the old tools: a call to a vanished tool gets the server's own error,
@@ -268,11 +298,25 @@ class McpConnection:
         self._write_log(f"tools changed: now {len(tools)} ({', '.join(t.name for t in tools)})")
 
     async def _on_message(self, message: Any) -> None:
-        """The SDK's message handler: server notifications (and transport errors, ignored here)."""
-        sdk = _sdk
+        """The SDK's message handler: server notifications, and transport errors (a bad stdout line)."""
+        self._activity += 1
+        sdk = loaded_sdk()
         if sdk is not None and isinstance(message, sdk.types.ToolListChangedNotification):
             self._tools_current.clear()
             self._tools_changed.set()
+        elif isinstance(message, Exception) and self._bad_output is None:
+            self._bad_output = bad_output(message)
+            self._write_log(self._bad_output)
+
+    def _on_stream_item(self, _item: Any) -> None:
+        self._activity += 1
+
+    def _on_stream_end(self) -> None:
+        if self.status == "connected" and not self._stop.is_set():
+            self._transport_ended.set()
+
+    def _on_http_answer(self) -> None:
+        self._activity += 1
 
     def _client_for(self, sdk: Any) -> Any:
         config = self.config
@@ -289,12 +333,30 @@ class McpConnection:
         elif config.transport == "sse":
             transport = sdk.client.sse.sse_client(config.url or "", headers=dict(config.headers) or None)
         else:
-            http = sdk.shared._httpx_utils.create_mcp_http_client(headers=dict(config.headers) or None)
+            http = self._http_client(sdk)
             transport = sdk.client.streamable_http.streamable_http_client(config.url or "", http_client=http)
-            client = sdk.Client(transport, mode="legacy", client_info=info, message_handler=self._on_message)
-            return _OwnsHttpClient(client, http)
+            watched = watch_streams(transport, on_item=self._on_stream_item, on_end=self._on_stream_end)
+            client = sdk.Client(watched, mode="legacy", client_info=info, message_handler=self._on_message)
+            return OwnsHttpClient(client, http)
+        watched = watch_streams(transport, on_item=self._on_stream_item, on_end=self._on_stream_end)
         # "legacy" is the initialize handshake every deployed server speaks; no discovery probe.
-        return sdk.Client(transport, mode="legacy", client_info=info, message_handler=self._on_message)
+        return sdk.Client(watched, mode="legacy", client_info=info, message_handler=self._on_message)
+
+    def _http_client(self, sdk: Any) -> Any:
+        import httpx2
+
+        # The SDK's client factory with our transport under it (the same timeouts as the SDK's).
+        utils = sdk.shared._httpx_utils
+        self._http = watched_http_transport(httpx2, self._on_http_refused, self._on_http_answer)
+        return httpx2.AsyncClient(
+            headers=dict(self.config.headers) or None,
+            timeout=httpx2.Timeout(utils.MCP_DEFAULT_TIMEOUT, read=utils.MCP_DEFAULT_SSE_READ_TIMEOUT),
+            transport=self._http,
+        )
+
+    def _on_http_refused(self) -> None:
+        # The server is gone (the SDK's GET stream tries to reconnect and is refused).
+        self._on_stream_end()
 
     async def _list_tools(self, client: Any) -> list[McpToolInfo]:
         tools: list[McpToolInfo] = []
@@ -302,7 +364,7 @@ class McpConnection:
         for _ in range(100):  # a server whose paging never ends cannot hang start-up
             page = await client.list_tools(cursor=cursor)
             for tool in page.tools:
-                if _needs_tasks(tool):
+                if needs_tasks(tool):
                     continue
                 schema = tool.input_schema if isinstance(tool.input_schema, dict) else {}
                 tools.append(McpToolInfo(tool.name, tool.description or "", dict(schema)))
@@ -317,14 +379,36 @@ class McpConnection:
         """Call a tool; the result as protocol JSON (`content`, `structuredContent`, `isError`).
 
         Raises McpError for a timeout, a lost connection or a protocol error. A server that crashed
-        (or failed to start) is restarted first."""
+        (or failed to start) is restarted first. When a remote server answers that it no longer
+        knows the session (it restarted), the session is initialized again and the call retried once.
+        """
+        client = await self._ready_client(timeout_s)
+        try:
+            return await self._call_once(client, tool, arguments, timeout_s)
+        except _SessionExpired:
+            self._write_log("the server no longer knows the session: initializing again")
+            self.session_renewals += 1
+            await self.restart()
+            client = self._available_client()
+            try:
+                return await self._call_once(client, tool, arguments, timeout_s)
+            except _SessionExpired:
+                raise McpError(f"MCP server {self.name}: the session expired again right after it was renewed") from None
+
+    async def _ready_client(self, timeout_s: float) -> Any:
         if self.status in ("crashed", "failed", "stopped"):
             await self.restart()
-        elif self.status == "starting":
+        elif self.status in ("starting", "reconnecting"):
             await self.wait_ready(timeout_s)
+        return self._available_client()
+
+    def _available_client(self) -> Any:
         client = self._client
         if client is None or self.status != "connected":
             raise McpError(f"MCP server {self.name} is not available: {self.error or self.status}")
+        return client
+
+    async def _call_once(self, client: Any, tool: str, arguments: dict[str, Any], timeout_s: float) -> dict[str, Any]:
         try:
             async with asyncio.timeout(timeout_s):
                 result = await client.call_tool(tool, arguments)
@@ -333,7 +417,9 @@ class McpConnection:
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            if _is_connection_loss(exc):
+            if self._http is not None and session_expired(exc, self._http.session_status):
+                raise _SessionExpired() from None
+            if is_connection_loss(exc):
                 await self._mark_crashed(describe_error(exc))
                 raise McpError(
                     f"MCP server {self.name} stopped ({self.error}); it will be restarted on the next call"
@@ -345,18 +431,24 @@ class McpConnection:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(min(timeout_s, TOOLS_REFRESH_WAIT_S)):
                     await self._tools_current.wait()
-        return result.model_dump(mode="json", by_alias=True, exclude_none=True)
+        dumped: dict[str, Any] = result.model_dump(mode="json", by_alias=True, exclude_none=True)
+        return dumped
 
     async def _mark_crashed(self, reason: str) -> None:
         self.status = "crashed"
-        self.error = f"connection lost: {reason}"
+        code = await self._exit_code(0.5) if self._process is not None else None
+        detail = f": {exit_detail(code, last_stderr_line(self.log_path, self._log_start))}" if code is not None else ""
+        self.error = f"connection lost: {reason}{detail}"
         self._write_log(self.error)
         task = self._task
         self._stop.set()
-        if task is not None:
+        if task is not None and not task.done():
             # Leave the SDK's context in its own task; a dead process is reaped there.
-            with contextlib.suppress(BaseException):
-                await asyncio.wait_for(asyncio.shield(task), 10)
+            done, _ = await asyncio.wait({task}, timeout=STOP_GRACE_S)
+            if not done:
+                task.cancel()
+                await asyncio.wait({task}, timeout=STOP_CANCEL_WAIT_S)
+        self._kill_child()
         self._task = None
         self.status = "crashed"
 
@@ -371,6 +463,7 @@ class McpConnection:
         stamp = time.strftime("%Y-%m-%d %H:%M:%S")
         handle.write(f"--- {stamp} starting {self.config.describe()}\n")
         handle.flush()
+        self._log_start = handle.tell()
         return handle
 
     def _write_log(self, line: str) -> None:
@@ -378,34 +471,6 @@ class McpConnection:
             self.log_path.parent.mkdir(parents=True, exist_ok=True)
             with open(self.log_path, "a", encoding="utf-8") as handle:
                 handle.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} {line}\n")
-
-
-def _needs_tasks(tool: Any) -> bool:
-    # A tool that runs only as an MCP task cannot be called without task support, which Atomic lacks.
-    execution = tool.execution
-    return execution is not None and execution.task_support == "required"
-
-
-class _OwnsHttpClient(contextlib.AbstractAsyncContextManager[Any]):
-    """Enter the MCP client, and close the HTTP client we made for its headers afterwards."""
-
-    def __init__(self, client: Any, http: Any) -> None:
-        self.client = client
-        self.http = http
-
-    async def __aenter__(self) -> Any:
-        await self.http.__aenter__()
-        try:
-            return await self.client.__aenter__()
-        except BaseException:
-            await self.http.__aexit__(None, None, None)
-            raise
-
-    async def __aexit__(self, *exc: Any) -> None:
-        try:
-            await self.client.__aexit__(*exc)
-        finally:
-            await self.http.__aexit__(None, None, None)
 
 
 def _safe_file_name(name: str) -> str:

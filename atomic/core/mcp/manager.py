@@ -22,6 +22,10 @@ ServerStatus = McpStatus | Literal["untrusted", "disabled"]
 # Deferral: when the MCP tool definitions would take more than this share of the context window,
 # only the search tool is sent and tools are loaded on demand (Claude Code's 10% rule).
 DEFER_SHARE = 0.10
+# A prompt stops waiting for a starting server that shows no sign of progress for this long
+# (progress.py): a hanging server must not hold it for the whole `promptWaitMs`.
+STALL_S = 3.0
+_POLL_S = 0.1
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,8 @@ class McpServerState:
     restarts: int = 0
     # True while the tools are sent only through the search tool.
     deferred: bool = False
+    # How often a remote server had forgotten the session and a call initialized it again.
+    session_renewals: int = 0
 
 
 class McpManager:
@@ -127,15 +133,40 @@ class McpManager:
     def starting(self) -> bool:
         return any(c.status == "starting" and not c.settled for c in self.connections.values())
 
-    async def wait_ready(self, limit_s: float | None = None) -> None:
-        """Wait (up to the prompt wait limit) for servers still starting, so their tools are offered."""
+    async def wait_ready(self, limit_s: float | None = None, stall_s: float = STALL_S) -> None:
+        """Wait (up to the prompt wait limit) for servers still starting, so their tools are offered.
+
+        Only while some of them are getting somewhere: when none has shown progress for `stall_s`
+        (a hanging server), the prompt goes on with the tools it has."""
         pending = [c for c in self.connections.values() if c.status == "starting" and not c.settled]
         if not pending:
             return
         limit = self.limits.prompt_wait_s if limit_s is None else limit_s
         deadline = time.monotonic() + limit
-        for conn in pending:
-            await conn.wait_ready(max(0.0, deadline - time.monotonic()))
+        seen = {c.name: (c.progress_marker(), time.monotonic()) for c in pending}
+        while True:
+            pending = [c for c in pending if not c.settled]
+            now = time.monotonic()
+            if not pending or now >= deadline:
+                return
+            moving = False
+            for conn in pending:
+                marker = conn.progress_marker()
+                last, since = seen[conn.name]
+                if marker != last:
+                    seen[conn.name] = (marker, now)
+                    moving = True
+                elif now - since < stall_s:
+                    moving = True
+            if not moving:
+                return
+            waiters = [asyncio.ensure_future(c.wait_ready()) for c in pending]
+            try:
+                await asyncio.wait(waiters, timeout=min(_POLL_S, max(0.0, deadline - now)),
+                                   return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for waiter in waiters:
+                    waiter.cancel()
 
     async def reconnect(self, name: str) -> McpServerState:
         conn = self.connections.get(name)
@@ -207,6 +238,7 @@ class McpManager:
             log_path=str(conn.log_path) if conn.config.transport == "stdio" else None,
             restarts=conn.restarts,
             deferred=self.deferred,
+            session_renewals=conn.session_renewals,
         )
 
     def states(self) -> list[McpServerState]:
