@@ -37,6 +37,7 @@ from atomic import __version__
 from atomic.acp.client_files import ClientFiles
 from atomic.acp.config import apply_mode, apply_option, approval_modes, config_options
 from atomic.acp.errors import internal_error, invalid_params, invalid_request
+from atomic.acp.mcp_commands import run_mcp_command
 from atomic.acp.prompt_blocks import flatten_prompt
 from atomic.acp.replay import replay
 from atomic.acp.session_bridge import SessionBridge
@@ -259,6 +260,9 @@ class AtomicAcpAgent:
             return True
         if word == "/name" and rest.strip():
             engine.set_session_name(rest.strip())
+            return True
+        if word == "/mcp":
+            await run_mcp_command(bridge, rest)
             return True
         return False
 

@@ -43,6 +43,7 @@ from atomic.core.messages import AssistantMessage
 BUILTIN_COMMANDS: tuple[tuple[str, str], ...] = (
     ("compact", "Compact the conversation to free context"),
     ("name", "Name this session: /name <name>"),
+    ("mcp", "MCP servers and their state; /mcp reconnect <name> restarts one"),
 )
 # bash output sent per update is capped: editors show the tail, the model gets the full result.
 _STREAMED_OUTPUT_LIMIT = 64 * 1024

@@ -8,7 +8,7 @@ from pathlib import Path
 from acp import text_block
 from acp.schema import EnvVariable, McpServerStdio
 
-from tests.acp.conftest import acp_agent
+from tests.acp.conftest import acp_agent, wait_until
 from tests.conftest import ScriptWriter
 from tests.mcp.conftest import SERVER
 
@@ -49,3 +49,23 @@ async def test_a_server_that_cannot_start_is_named_on_stderr(
     assert process.stderr is not None
     err = (await process.stderr.read()).decode()
     assert "ghost" in err and "failed to start" in err
+
+
+async def test_mcp_command_lists_servers_and_reconnects_one(
+    acp_env: dict[str, str], write_script: ScriptWriter, project: Path
+) -> None:
+    server = McpServerStdio(name="calc", command=sys.executable, args=[str(SERVER)], env=[])
+    settings = Path(acp_env["ATOMIC_CODING_AGENT_DIR"]) / "settings.json"
+    settings.write_text('{"mcp": {"promptWaitMs": 60000, "startupTimeoutMs": 60000}}')
+    async with acp_agent(acp_env, write_script([])) as (conn, client, _process):
+        await conn.initialize(protocol_version=1)
+        session = await conn.new_session(cwd=str(project), mcp_servers=[server])
+        await wait_until(lambda: bool(client.of_kind("available_commands_update")))
+        commands = client.of_kind("available_commands_update")[0].available_commands
+        assert "mcp" in [c.name for c in commands]
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("/mcp reconnect calc")])
+        assert "- calc (stdio, session): connected" in client.text()
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("/mcp")])
+        assert "MCP servers:\n- calc (stdio, session): connected" in client.text()
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("/mcp reconnect ghost")])
+        assert "No MCP server named 'ghost'." in client.text()

@@ -171,6 +171,10 @@ class McpManager:
     async def reconnect(self, name: str) -> McpServerState:
         conn = self.connections.get(name)
         if conn is None:
+            # An untrusted or disabled server is not started by a reconnect; its state says why.
+            for state in self.states():
+                if state.name == name:
+                    return state
             raise KeyError(f"No MCP server named {name!r}")
         if not sdk_installed():
             conn.status, conn.error = "failed", MISSING_SDK

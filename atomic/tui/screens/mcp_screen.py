@@ -18,7 +18,9 @@ STATUS_TEXT = {
     "starting": "starting…",
     "connected": "connected",
     "failed": "failed",
-    "crashed": "crashed",
+    "crashed": "crashed (next call restarts it)",
+    "reconnecting": "reconnecting…",
+    "needs login": "needs login",
     "stopped": "stopped",
     "untrusted": "not trusted",
     "disabled": "disabled",
@@ -32,7 +34,8 @@ NO_SERVERS = (
 def detail_text(state: McpServerStatus) -> str:
     lines = [f"{state.name}  ({state.source}, {state.transport})  {state.target}"]
     if state.server_name:
-        lines.append(f"server: {state.server_name}   restarts: {state.restarts}")
+        renewed = f"   sessions renewed: {state.session_renewals}" if state.session_renewals else ""
+        lines.append(f"server: {state.server_name}   restarts: {state.restarts}{renewed}")
     if state.error:
         lines.append(f"error: {state.error}")
     if state.status == "untrusted":
