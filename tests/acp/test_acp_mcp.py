@@ -69,3 +69,23 @@ async def test_mcp_command_lists_servers_and_reconnects_one(
         assert "MCP servers:\n- calc (stdio, session): connected" in client.text()
         await conn.prompt(session_id=session.session_id, prompt=[text_block("/mcp reconnect ghost")])
         assert "No MCP server named 'ghost'." in client.text()
+
+
+async def test_server_progress_reaches_the_client_as_tool_call_updates(
+    acp_env: dict[str, str], write_script: ScriptWriter, project: Path
+) -> None:
+    script = write_script([
+        {"toolCalls": [{"name": "mcp__calc__steps", "id": "p1", "arguments": {"count": 3, "pause": 0.25}}]},
+        {"text": "done"},
+    ])
+    server = McpServerStdio(name="calc", command=sys.executable, args=[str(SERVER)], env=[])
+    settings = Path(acp_env["ATOMIC_CODING_AGENT_DIR"]) / "settings.json"
+    settings.write_text('{"mcp": {"promptWaitMs": 60000, "startupTimeoutMs": 60000}}')
+    async with acp_agent(acp_env, script, "--permission-mode", "yolo") as (conn, client, _process):
+        await conn.initialize(protocol_version=1)
+        session = await conn.new_session(cwd=str(project), mcp_servers=[server])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("go")])
+    texts = [u.content[0].content.text for u in client.of_kind("tool_call_update")
+             if u.tool_call_id == "p1" and u.status == "in_progress" and u.content]
+    # Tool updates are sent at most every 100 ms; the steps are 250 ms apart.
+    assert "step 2 (2/3)" in texts and "step 3 (3/3)" in texts

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import AsyncIterator
+from typing import Any
 from pathlib import Path
 
 import pytest
@@ -88,3 +89,16 @@ async def test_user_only_content_is_not_sent_to_the_model(conn: McpConnection, t
 async def test_tools_that_need_mcp_tasks_are_not_offered(conn: McpConnection) -> None:
     names = {t.name for t in conn.tools}
     assert "add" in names and "tasky" not in names
+
+
+async def test_progress_becomes_tool_updates_and_server_logs_go_to_its_log(
+    conn: McpConnection, tmp_path: Path
+) -> None:
+    updates: list[Any] = []
+    context = ToolContext(cwd=tmp_path, session_id="mcp-results-test", on_update=updates.append)
+    out = await tool(conn, "steps").execute("c1", {"count": 3}, context)
+    assert out.content[0].text == "3 steps"
+    assert [u.content[0].text for u in updates] == ["step 1 (1/3)", "step 2 (2/3)", "step 3 (3/3)"]
+    assert updates[-1].details == {"progress": 3, "total": 3, "message": "step 3"}
+    log = conn.log_path.read_text()
+    assert "[info] did step 1" in log and "[info] did step 3" in log

@@ -114,6 +114,16 @@ async def exit_soon(delay: float) -> str:
 
 
 @server.tool()
+async def steps(count: int, ctx: Context, pause: float = 0.0) -> str:
+    """Report progress `count` times and log each step (notifications/progress and /message)."""
+    for step in range(1, count + 1):
+        await ctx.report_progress(step, count, f"step {step}")
+        await ctx.info(f"did step {step}")
+        await asyncio.sleep(pause)
+    return f"{count} steps"
+
+
+@server.tool()
 def forget_sessions() -> str:
     """Forget every HTTP session, as a restarted server would (the next request gets 404)."""
     server.session_manager._server_instances.clear()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import signal
 import time
@@ -50,6 +51,10 @@ class McpToolInfo:
     name: str
     description: str
     input_schema: dict[str, Any]
+
+
+# Told (done, total, message) for each notifications/progress of a running call.
+ProgressSink = Callable[[float, float | None, str | None], None]
 
 
 class _SessionExpired(Exception):
@@ -336,11 +341,23 @@ class McpConnection:
             http = self._http_client(sdk)
             transport = sdk.client.streamable_http.streamable_http_client(config.url or "", http_client=http)
             watched = watch_streams(transport, on_item=self._on_stream_item, on_end=self._on_stream_end)
-            client = sdk.Client(watched, mode="legacy", client_info=info, message_handler=self._on_message)
-            return OwnsHttpClient(client, http)
+            return OwnsHttpClient(self._sdk_client(sdk, watched, info), http)
         watched = watch_streams(transport, on_item=self._on_stream_item, on_end=self._on_stream_end)
+        return self._sdk_client(sdk, watched, info)
+
+    def _sdk_client(self, sdk: Any, transport: Any, info: Any) -> Any:
         # "legacy" is the initialize handshake every deployed server speaks; no discovery probe.
-        return sdk.Client(watched, mode="legacy", client_info=info, message_handler=self._on_message)
+        return sdk.Client(
+            transport, mode="legacy", client_info=info, message_handler=self._on_message,
+            logging_callback=self._on_server_log,
+        )
+
+    async def _on_server_log(self, params: Any) -> None:
+        """A server's notifications/message: into its log file, never onto a screen or stdout."""
+        self._activity += 1
+        source = f" {params.logger}" if params.logger else ""
+        data = params.data if isinstance(params.data, str) else json.dumps(params.data, ensure_ascii=False)
+        self._write_log(f"[{params.level}{source}] {data[:4000]}")
 
     def _http_client(self, sdk: Any) -> Any:
         import httpx2
@@ -375,7 +392,9 @@ class McpConnection:
 
     # ------------------------------------------------------------------ calls
 
-    async def call(self, tool: str, arguments: dict[str, Any], timeout_s: float) -> dict[str, Any]:
+    async def call(
+        self, tool: str, arguments: dict[str, Any], timeout_s: float, on_progress: ProgressSink | None = None
+    ) -> dict[str, Any]:
         """Call a tool; the result as protocol JSON (`content`, `structuredContent`, `isError`).
 
         Raises McpError for a timeout, a lost connection or a protocol error. A server that crashed
@@ -384,14 +403,14 @@ class McpConnection:
         """
         client = await self._ready_client(timeout_s)
         try:
-            return await self._call_once(client, tool, arguments, timeout_s)
+            return await self._call_once(client, tool, arguments, timeout_s, on_progress)
         except _SessionExpired:
             self._write_log("the server no longer knows the session: initializing again")
             self.session_renewals += 1
             await self.restart()
             client = self._available_client()
             try:
-                return await self._call_once(client, tool, arguments, timeout_s)
+                return await self._call_once(client, tool, arguments, timeout_s, on_progress)
             except _SessionExpired:
                 raise McpError(f"MCP server {self.name}: the session expired again right after it was renewed") from None
 
@@ -408,10 +427,19 @@ class McpConnection:
             raise McpError(f"MCP server {self.name} is not available: {self.error or self.status}")
         return client
 
-    async def _call_once(self, client: Any, tool: str, arguments: dict[str, Any], timeout_s: float) -> dict[str, Any]:
+    async def _call_once(
+        self, client: Any, tool: str, arguments: dict[str, Any], timeout_s: float, on_progress: ProgressSink | None
+    ) -> dict[str, Any]:
+        async def progress(done: float, total: float | None, message: str | None) -> None:
+            if on_progress is not None:
+                with contextlib.suppress(Exception):  # a frontend's trouble must not fail the call
+                    on_progress(done, total, message)
+
         try:
             async with asyncio.timeout(timeout_s):
-                result = await client.call_tool(tool, arguments)
+                # With a progress callback the SDK sends a progressToken; the server's
+                # notifications/progress for this call come back through it.
+                result = await client.call_tool(tool, arguments, progress_callback=progress)
         except TimeoutError:
             raise McpError(f"MCP tool {tool} (server {self.name}) timed out after {timeout_s:g} s") from None
         except asyncio.CancelledError:

@@ -28,6 +28,15 @@ def exposed_name(server: str, tool: str) -> str:
     return f"{name[: MAX_TOOL_NAME - 9]}_{digest}"
 
 
+def progress_text(done: float, total: float | None, message: str | None) -> str:
+    """A server's progress as one line: `Indexing (3/10)`, `40%`, `step 3`."""
+    if total:
+        amount = f"{done:g}/{total:g}"
+    else:
+        amount = f"{done:g}"
+    return f"{message} ({amount})" if message else f"progress {amount}"
+
+
 def _object_schema(schema: dict[str, Any]) -> dict[str, Any]:
     # Providers reject a tool schema that is not an object schema.
     if schema.get("type") != "object":
@@ -108,8 +117,12 @@ class McpTool(Tool):
 
     async def execute(self, call_id: str, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         timeout = self.connection.config.timeout_ms / 1000 if self.connection.config.timeout_ms else self._timeout_s()
+        def progress(done: float, total: float | None, message: str | None) -> None:
+            ctx.on_update(ToolOutput.text(progress_text(done, total, message),
+                                          details={"progress": done, "total": total, "message": message}))
+
         try:
-            result = await self.connection.call(self.info.name, args, timeout)
+            result = await self.connection.call(self.info.name, args, timeout, progress)
         except McpError as exc:
             raise ToolError(str(exc)) from None
         blocks, is_error = convert_result(result, supports_images=ctx.supports_images)
