@@ -160,6 +160,12 @@ class AtomicAcpAgent:
     def _announce(self, bridge: SessionBridge) -> None:
         bridge.send_commands()
         bridge.send_usage()
+        bridge.background(self._announce_mcp_prompts(bridge))
+
+    async def _announce_mcp_prompts(self, bridge: SessionBridge) -> None:
+        # MCP servers connect after the session opens; their prompts become commands then.
+        if await bridge.engine.wait_mcp_started() and self.sessions.get(bridge.session_id) is bridge:
+            bridge.send_commands()
 
     async def new_session(self, cwd: str, mcp_servers: list[Any] | None = None, **_kwargs: Any) -> NewSessionResponse:
         bridge = await self._open(cwd, mcp_servers=mcp_servers)

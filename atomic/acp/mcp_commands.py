@@ -10,6 +10,7 @@ from acp import helpers
 from atomic.acp.session_bridge import SessionBridge
 from atomic.core.contract import McpServerStatus
 
+
 def _line(server: McpServerStatus) -> str:
     tools = f", {len(server.tools)} tools" if server.tools else ""
     error = f": {server.error}" if server.error else ""

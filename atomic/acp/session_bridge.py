@@ -71,6 +71,7 @@ class SessionBridge:
         self.cwd = Path(engine.cwd)
         self._queue: asyncio.Queue[Any] = asyncio.Queue()
         self._chunks = ChunkCoalescer(self._queue.put_nowait)
+        self._tasks: set[asyncio.Task[Any]] = set()
         self._sender = asyncio.ensure_future(self._send_loop())
         self._settled: asyncio.Future[None] | None = None
         self.cancelled = False
@@ -98,9 +99,17 @@ class SessionBridge:
         self._chunks.flush()
         await self._queue.join()
 
+    def background(self, work: Any) -> None:
+        """Run a coroutine for this session; it is cancelled when the session closes."""
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
     async def close(self) -> None:
         self._unsubscribe()
         self._chunks.close()
+        for task in list(self._tasks):
+            task.cancel()
         self.engine.set_approver(None)
         await self.flush()
         self._sender.cancel()

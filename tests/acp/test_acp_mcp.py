@@ -89,3 +89,24 @@ async def test_server_progress_reaches_the_client_as_tool_call_updates(
              if u.tool_call_id == "p1" and u.status == "in_progress" and u.content]
     # Tool updates are sent at most every 100 ms; the steps are 250 ms apart.
     assert "step 2 (2/3)" in texts and "step 3 (3/3)" in texts
+
+
+async def test_server_prompts_become_available_commands_once_the_server_is_up(
+    acp_env: dict[str, str], write_script: ScriptWriter, project: Path
+) -> None:
+    server = McpServerStdio(name="calc", command=sys.executable, args=[str(SERVER)], env=[])
+    settings = Path(acp_env["ATOMIC_CODING_AGENT_DIR"]) / "settings.json"
+    settings.write_text('{"mcp": {"promptWaitMs": 60000, "startupTimeoutMs": 60000}}')
+    async with acp_agent(acp_env, write_script([{"match": "Please review a.py, looking for bugs", "text": "ok"}])) as (
+        conn, client, _process
+    ):
+        await conn.initialize(protocol_version=1)
+        session = await conn.new_session(cwd=str(project), mcp_servers=[server])
+
+        def names() -> set[str]:
+            return {c.name for u in client.of_kind("available_commands_update") for c in u.available_commands}
+
+        await wait_until(lambda: "mcp__calc__review" in names(), 60)
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("/mcp__calc__review a.py")])
+    # The model got the server's prompt, not the command.
+    assert client.text() == "ok"

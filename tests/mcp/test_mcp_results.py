@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import AsyncIterator
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 import pytest
 

@@ -166,6 +166,23 @@ async def _list_tools_with_tasks():  # noqa: ANN202
 server.list_tools = _list_tools_with_tasks  # type: ignore[method-assign]
 
 
+@server.resource("tiny://notes/today", name="today", description="Today's notes", mime_type="text/plain")
+def notes_today() -> str:
+    return "buy milk\ncall the plumber"
+
+
+@server.resource("tiny://pixel.png", name="pixel", mime_type="image/png")
+def pixel_resource() -> bytes:
+    import base64
+
+    return base64.b64decode(PIXEL)
+
+
+@server.prompt(description="Review a file with a focus")
+def review(path: str, focus: str = "bugs") -> str:
+    return f"Please review {path}, looking for {focus}."
+
+
 def add_many(count: int) -> None:
     filler = "This tool belongs to a very large server and its description is deliberately long. " * 20
     def make(number: int):  # noqa: ANN202

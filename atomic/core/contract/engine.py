@@ -291,6 +291,8 @@ class Engine:
             items.extend(self._s.extensions.command_items())
         if self._s.resources is not None:
             items.extend(self._s.resources.commands())
+        if self._s.mcp is not None:
+            items.extend(self._s.mcp.commands())
         return [convert.command_info(item) for item in items]
 
     def complete_command_argument(self, name: str, prefix: str) -> list[str]:
@@ -691,6 +693,15 @@ class Engine:
         if manager is None or name not in {s.name for s in manager.states()}:
             return None
         return convert.mcp_status(await manager.reconnect(name))
+
+    async def wait_mcp_started(self) -> bool:
+        """Wait until every MCP server has connected or failed. True when some server was configured
+        (its prompts may now be commands: a frontend lists `commands()` again)."""
+        manager = self._s.mcp
+        if manager is None or not manager.connections:
+            return False
+        await manager.wait_settled()
+        return True
 
     def set_mcp_notice_sink(self, sink: Callable[[str], None]) -> None:
         """Where MCP servers' notices (failed start, tools changed) go; kept across trust changes."""

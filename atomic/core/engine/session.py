@@ -473,6 +473,20 @@ class AgentSession:
             return text
         return self.resources.expand(text)
 
+    async def _expand_mcp(self, text: str, images: list[ImageContent]) -> tuple[str, list[ImageContent]]:
+        """MCP prompt commands and `@server:uri` resource mentions (mcp/mentions.py)."""
+        from atomic.core.mcp.mentions import PromptCommandError
+
+        assert self.mcp is not None
+        model = self.model
+        try:
+            return await self.mcp.expand_input(
+                text, images, session_id=self.store.session_id,
+                supports_images=bool(model and model.supports_images()) and not self.settings.images.block_images,
+            )
+        except PromptCommandError as exc:
+            raise PromptRejected(str(exc)) from None
+
     async def _input_hook(self, text: str, images: list[ImageContent], source: str) -> tuple[str, bool]:
         """Extension `input` handlers may transform the text or handle it entirely."""
         payload = {"text": text, "images": images, "source": source}
@@ -500,6 +514,8 @@ class AgentSession:
         if handled:
             return
         text = self._expand(text)
+        if self.mcp is not None:
+            text, images = await self._expand_mcp(text, images)
         if self.is_streaming:
             if streaming_behavior == "steer":
                 self._queue(self.steering, text, images)

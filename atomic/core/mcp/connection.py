@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import IO, Any, Literal
 
 from atomic import __version__
+from atomic.core.mcp.catalog import McpPromptInfo, McpResourceInfo, list_prompts, list_resources
 from atomic.core.mcp.config import McpServerConfig
 from atomic.core.mcp.errors import McpError
 from atomic.core.mcp.failures import (
@@ -72,6 +73,8 @@ class McpConnection:
         self.status: McpStatus = "stopped"
         self.error: str | None = None
         self.tools: list[McpToolInfo] = []
+        self.resources: list[McpResourceInfo] = []
+        self.prompts: list[McpPromptInfo] = []
         # Bumped whenever `tools` is replaced, so the manager rebuilds its tool objects.
         self.generation = 0
         # How often the server said its tools changed (`notifications/tools/list_changed`) and
@@ -193,6 +196,7 @@ class McpConnection:
                     with capture_spawned(self._on_spawned):
                         client = await stack.enter_async_context(self._client_for(sdk))
                     tools = await self._list_tools(client)
+                    await self._list_catalog(client)
                     deadline.reschedule(None)
                 info = client.server_info
                 self.server_name = info.name if info is not None else None
@@ -375,6 +379,23 @@ class McpConnection:
         # The server is gone (the SDK's GET stream tries to reconnect and is refused).
         self._on_stream_end()
 
+    async def _list_catalog(self, client: Any) -> None:
+        """Resources and prompts, when the server offers them; a failure here only loses those."""
+        capabilities = client.server_capabilities
+        if capabilities.resources is not None:
+            self.resources = await self._listed("resources", list_resources(client)) or []
+        if capabilities.prompts is not None:
+            self.prompts = await self._listed("prompts", list_prompts(client)) or []
+
+    async def _listed(self, kind: str, listing: Any) -> Any:
+        try:
+            return await listing
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            self._write_log(f"{kind}/list failed: {describe_error(exc)}")
+            return None
+
     async def _list_tools(self, client: Any) -> list[McpToolInfo]:
         tools: list[McpToolInfo] = []
         cursor: str | None = None
@@ -413,6 +434,30 @@ class McpConnection:
                 return await self._call_once(client, tool, arguments, timeout_s, on_progress)
             except _SessionExpired:
                 raise McpError(f"MCP server {self.name}: the session expired again right after it was renewed") from None
+
+    async def read_resource(self, uri: str, timeout_s: float) -> dict[str, Any]:
+        """`resources/read`: the result as protocol JSON. Raises McpError."""
+        client = await self._ready_client(timeout_s)
+        result = await self._request(client, f"reading {uri}", timeout_s, client.read_resource(uri))
+        return result
+
+    async def get_prompt(self, name: str, arguments: dict[str, str], timeout_s: float) -> dict[str, Any]:
+        """`prompts/get`: the result as protocol JSON. Raises McpError."""
+        client = await self._ready_client(timeout_s)
+        return await self._request(client, f"prompt {name}", timeout_s, client.get_prompt(name, arguments))
+
+    async def _request(self, client: Any, what: str, timeout_s: float, request: Any) -> dict[str, Any]:
+        try:
+            async with asyncio.timeout(timeout_s):
+                result = await request
+        except TimeoutError:
+            raise McpError(f"MCP server {self.name}: {what} timed out after {timeout_s:g} s") from None
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            raise McpError(f"MCP server {self.name}: {what}: {describe_error(exc)}") from None
+        dumped: dict[str, Any] = result.model_dump(mode="json", by_alias=True, exclude_none=True)
+        return dumped
 
     async def _ready_client(self, timeout_s: float) -> Any:
         if self.status in ("crashed", "failed", "stopped"):

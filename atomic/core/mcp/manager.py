@@ -9,10 +9,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from atomic.core.mcp.catalog import prompt_command
 from atomic.core.mcp.config import McpConfigResult, McpServerConfig
 from atomic.core.mcp.connection import MISSING_SDK, McpConnection, McpStatus, sdk_installed
+from atomic.core.mcp.mentions import attach_mentions, expand_prompt_command, wants_expansion
+from atomic.core.mcp.resource_tool import RESOURCE_TOOL_NAME, ReadMcpResource
 from atomic.core.mcp.results import ResultLimits
 from atomic.core.mcp.tools import McpTool, McpToolSearch
+from atomic.core.messages import ImageContent
 from atomic.core.tools.base import Tool
 
 if TYPE_CHECKING:
@@ -82,6 +86,9 @@ class McpManager:
         self._tools: dict[str, McpTool] = {}
         self._tools_key: tuple[tuple[str, int], ...] = ()
         self._search = McpToolSearch(self.all_tools, self._load)
+        self._resource_tool = ReadMcpResource(
+            lambda: self.connections, lambda: self.limits.tool_timeout_s, lambda: self.limits.result
+        )
         self._notices: list[str] = []
         self._sink: Callable[[str], None] | None = None
         self.deferred = False
@@ -168,6 +175,10 @@ class McpManager:
                 for waiter in waiters:
                     waiter.cancel()
 
+    async def wait_settled(self) -> None:
+        """Wait until no server is starting any more (each within its start-up limit)."""
+        await asyncio.gather(*(c.wait_ready(c.startup_timeout_s + 1) for c in self.connections.values()))
+
     async def reconnect(self, name: str) -> McpServerState:
         conn = self.connections.get(name)
         if conn is None:
@@ -202,8 +213,16 @@ class McpManager:
     def _load(self, names: list[str]) -> None:
         self.loaded.update(names)
 
+    def has_resources(self) -> bool:
+        return any(c.resources for c in self.connections.values())
+
     def request_tools(self, context_window: int | None) -> list[Tool]:
-        """The MCP tools to send with a request: all of them, or the search tool plus the loaded ones."""
+        """The MCP tools to send with a request: all of them, or the search tool plus the loaded ones;
+        and `read_mcp_resource` while some server has resources."""
+        extra: list[Tool] = [self._resource_tool] if self.has_resources() else []
+        return self._server_tools(context_window) + extra
+
+    def _server_tools(self, context_window: int | None) -> list[Tool]:
         tools = self.all_tools()
         if not tools:
             self.deferred = False
@@ -223,8 +242,40 @@ class McpManager:
     def find_tool(self, name: str) -> Tool | None:
         if name == self._search.name and self.deferred:
             return self._search
+        if name == RESOURCE_TOOL_NAME and self.has_resources():
+            return self._resource_tool
         self.all_tools()
         return self._tools.get(name)
+
+    # ------------------------------------------------------------------ prompts and resources
+
+    def commands(self) -> list[dict[str, object]]:
+        """`get_commands` entries for the servers' prompts (source "mcp")."""
+        items: list[dict[str, object]] = []
+        for conn in self.connections.values():
+            for prompt in conn.prompts:
+                usage = " ".join(f"<{a.name}>" if a.required else f"[{a.name}]" for a in prompt.arguments)
+                description = prompt.description or f"Prompt {prompt.name} of MCP server {conn.name}"
+                items.append({
+                    "name": prompt_command(conn.name, prompt.name),
+                    "description": f"{description} {usage}".strip(),
+                    "source": "mcp",
+                    "location": conn.name,
+                })
+        return items
+
+    async def expand_input(
+        self, text: str, images: list[ImageContent], *, session_id: str | None, supports_images: bool
+    ) -> tuple[str, list[ImageContent]]:
+        """A prompt's `/mcp__server__prompt` command and `@server:uri` mentions (mentions.py).
+        Raises mentions.PromptCommandError for a prompt command that cannot run."""
+        if not wants_expansion(text, self.connections):
+            return text, images
+        await self.wait_ready()
+        timeout = self.limits.tool_timeout_s
+        text = await expand_prompt_command(text, self.connections, timeout)
+        return await attach_mentions(text, images, self.connections, timeout_s=timeout, limits=self.limits.result,
+                                     session_id=session_id, supports_images=supports_images)
 
     # ------------------------------------------------------------------ state
 
