@@ -141,3 +141,31 @@ async def test_reconnect_mcp_server_restarts_a_crashed_server(tmp_path: Path, ag
         assert bad["success"] is False
     finally:
         await client.close()
+
+
+async def test_a_server_question_is_asked_through_extension_ui_requests(tmp_path: Path, agent_dir: Path) -> None:
+    cwd = tmp_path / "project"
+    cwd.mkdir()
+    (agent_dir / "mcp.json").write_text(json.dumps({"mcpServers": {
+        "tiny": {"command": sys.executable, "args": [str(SERVER)]},
+    }}))
+    (agent_dir / "settings.json").write_text(json.dumps({"mcp": {"promptWaitMs": 60000, "startupTimeoutMs": 60000}}))
+    script = [{"toolCalls": [{"name": "mcp__tiny__ask", "arguments": {}}]}, {"text": "thanks"}]
+    client = RecordingClient(["--provider", "scripted", "--no-session"], cwd=cwd,
+                             env=rpc_env(agent_dir, script, tmp_path))
+    await client.start()
+    try:
+        await client.prompt("ask me")
+        answers = [("input", {"value": "Ada"}), ("input", {"value": "36"}), ("select", {"value": "green"}),
+                   ("confirm", {"confirmed": False})]
+        after = 0
+        for method, fields in answers:
+            request = await client.wait_for("extension_ui_request", 90, lambda e, m=method: e["method"] == m,
+                                            after=after)
+            after = client.events.index(request) + 1
+            assert request["title"].startswith("MCP server tiny asks: Who are you?")
+            client.send_raw(json.dumps({"type": "extension_ui_response", "id": request["id"], **fields}) + "\n")
+        end = await client.wait_for("tool_execution_end", 90)
+        assert end["result"]["content"][0]["text"] == "accept name=Ada age=36 color=green subscribe=False"
+    finally:
+        await client.close()

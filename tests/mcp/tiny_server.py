@@ -27,7 +27,10 @@ if "--garbage" in sys.argv:
     print("this is not json-rpc", flush=True)
     time.sleep(3600)
 
+from typing import Literal  # noqa: E402
+
 from mcp.server.mcpserver import Context, MCPServer  # noqa: E402
+from pydantic import BaseModel, Field  # noqa: E402
 from mcp.types import Annotations, ImageContent, TextContent, ToolExecution  # noqa: E402
 
 server = MCPServer("tiny")
@@ -121,6 +124,43 @@ async def steps(count: int, ctx: Context, pause: float = 0.0) -> str:
         await ctx.info(f"did step {step}")
         await asyncio.sleep(pause)
     return f"{count} steps"
+
+
+class Profile(BaseModel):
+    name: str = Field(description="Your name")
+    age: int = Field(ge=0, le=150)
+    color: Literal["red", "green"] = "red"
+    subscribe: bool = False
+
+
+@server.tool()
+async def ask(ctx: Context) -> str:
+    """Ask the user for a profile (elicitation, form mode)."""
+    result = await ctx.elicit("Who are you?", schema=Profile)
+    if result.action != "accept":
+        return f"action={result.action}"
+    data = result.data
+    return f"accept name={data.name} age={data.age} color={data.color} subscribe={data.subscribe}"
+
+
+@server.tool()
+async def sample(ctx: Context) -> str:
+    """Ask the client's model for a completion (sampling)."""
+    from mcp.types import SamplingMessage
+
+    try:
+        await ctx.session.create_message(
+            messages=[SamplingMessage(role="user", content=TextContent(type="text", text="hi"))], max_tokens=5)
+    except Exception as exc:  # noqa: BLE001
+        return f"sampling failed: {exc}"
+    return "sampling worked"
+
+
+@server.tool()
+async def roots(ctx: Context) -> str:
+    """The client's roots."""
+    listed = await ctx.session.list_roots()
+    return " ".join(str(r.uri) for r in listed.roots)
 
 
 @server.tool()

@@ -182,6 +182,11 @@ class AgentSession:
 
     def set_mcp(self, manager: McpManager | None) -> None:
         self.mcp = manager
+        if manager is not None:
+            from atomic.core.extensions.ui import ExtensionUI
+
+            # A server's questions use the same dialogs as extensions (TUI, RPC extension_ui_request).
+            manager.set_dialogs(ExtensionUI(self.extension_ui, "mcp"))
 
     def set_project_trust(self, trust: ProjectTrust) -> None:
         """A new trust decision; what the project would bring is looked up again when asked."""

@@ -23,6 +23,7 @@ from typing import IO, Any, Literal
 from atomic import __version__
 from atomic.core.mcp.catalog import McpPromptInfo, McpResourceInfo, list_prompts, list_resources
 from atomic.core.mcp.config import McpServerConfig
+from atomic.core.mcp.elicitation import Dialogs, elicitation_handler
 from atomic.core.mcp.errors import McpError
 from atomic.core.mcp.failures import (
     bad_output,
@@ -105,6 +106,8 @@ class McpConnection:
         self._activity = 0  # messages received and HTTP answers: signs of a server getting somewhere
         # Told when a start fails (the manager turns it into a one-line notice).
         self.on_failed: Callable[[McpConnection], None] | None = None
+        # How a server's questions (elicitation) reach the user: the session's extension UI.
+        self.dialogs: Dialogs | None = None
 
     @property
     def name(self) -> str:
@@ -351,10 +354,19 @@ class McpConnection:
 
     def _sdk_client(self, sdk: Any, transport: Any, info: Any) -> Any:
         # "legacy" is the initialize handshake every deployed server speaks; no discovery probe.
+        # Elicitation (form mode) goes to the user's dialogs; the roots are the session's folder.
+        # No sampling callback: the SDK then tells a server that asks that sampling is not supported.
         return sdk.Client(
             transport, mode="legacy", client_info=info, message_handler=self._on_message,
             logging_callback=self._on_server_log,
+            elicitation_callback=elicitation_handler(sdk, lambda: self.dialogs, self.name),
+            list_roots_callback=self._list_roots,
         )
+
+    async def _list_roots(self, _context: Any) -> Any:
+        types = loaded_sdk().types
+        folder = Path(self.config.cwd or self.cwd).resolve()
+        return types.ListRootsResult(roots=[types.Root(uri=folder.as_uri(), name=folder.name or str(folder))])
 
     async def _on_server_log(self, params: Any) -> None:
         """A server's notifications/message: into its log file, never onto a screen or stdout."""

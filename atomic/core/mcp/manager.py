@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from atomic.core.mcp.catalog import prompt_command
+from atomic.core.mcp.elicitation import Dialogs
 from atomic.core.mcp.config import McpConfigResult, McpServerConfig
 from atomic.core.mcp.connection import MISSING_SDK, McpConnection, McpStatus, sdk_installed
 from atomic.core.mcp.mentions import attach_mentions, expand_prompt_command, wants_expansion
@@ -131,6 +132,11 @@ class McpManager:
         for conn in self.connections.values():
             conn.on_failed = self._report_failure
             conn.start()
+
+    def set_dialogs(self, dialogs: Dialogs | None) -> None:
+        """Where servers' questions (elicitation) are asked: the session's extension UI."""
+        for conn in self.connections.values():
+            conn.dialogs = dialogs
 
     def _report_failure(self, conn: McpConnection) -> None:
         log = f" (log: {conn.log_path})" if conn.config.transport == "stdio" else ""
