@@ -41,6 +41,7 @@ from atomic.acp.mcp_commands import run_mcp_command
 from atomic.acp.prompt_blocks import flatten_prompt
 from atomic.acp.replay import replay
 from atomic.acp.session_bridge import SessionBridge
+from atomic.acp.ui_dialogs import AcpDialogs
 from atomic.core.contract import (
     Engine,
     PromptRejected,
@@ -68,6 +69,8 @@ class AtomicAcpAgent:
         self.conn: Any = None
         self.sessions: dict[str, SessionBridge] = {}
         self.client_fs: Any = None  # the client's fs capabilities from initialize
+        self.client_elicits = False  # whether the client offers form elicitation
+        self.dialogs: dict[str, AcpDialogs] = {}
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
@@ -77,6 +80,8 @@ class AtomicAcpAgent:
     async def initialize(self, protocol_version: int, client_capabilities: Any = None, client_info: Any = None,
                          **_kwargs: Any) -> InitializeResponse:
         self.client_fs = client_capabilities.fs if client_capabilities is not None else None
+        elicitation = client_capabilities.elicitation if client_capabilities is not None else None
+        self.client_elicits = elicitation is not None and elicitation.form is not None
         return InitializeResponse(
             protocol_version=min(protocol_version, ACP_PROTOCOL_VERSION, PROTOCOL_VERSION),
             agent_info=Implementation(name="atomic", title="Atomic", version=__version__),
@@ -143,6 +148,8 @@ class AtomicAcpAgent:
             ))
         bridge = SessionBridge(self.conn, engine, engine.session_id)
         self.sessions[bridge.session_id] = bridge
+        self.dialogs[bridge.session_id] = AcpDialogs(self.conn, engine, bridge.session_id,
+                                                     can_elicit=self.client_elicits)
         return bridge
 
     def _bridge(self, session_id: str) -> SessionBridge:
@@ -204,6 +211,9 @@ class AtomicAcpAgent:
         ])
 
     async def _drop(self, session_id: str) -> None:
+        dialogs = self.dialogs.pop(session_id, None)
+        if dialogs is not None:
+            dialogs.close()
         bridge = self.sessions.pop(session_id, None)
         if bridge is not None:
             await bridge.engine.shutdown()

@@ -13,7 +13,9 @@ from typing import Any
 import pytest
 from acp import RequestError
 from acp.schema import (
+    AcceptElicitationResponse,
     AllowedOutcome,
+    CancelElicitationResponse,
     DeniedOutcome,
     ReadTextFileResponse,
     RequestPermissionResponse,
@@ -30,6 +32,9 @@ class RecordingClient:
         self.permission_answers: list[str] = []
         # The editor's unsaved buffers, by absolute path; writes land here, not on disk.
         self.buffers: dict[str, str] = {}
+        # Answers to elicitation/create forms (one string each), and the messages asked.
+        self.elicitation_answers: list[str] = []
+        self.elicitations: list[str] = []
 
     async def read_text_file(self, session_id: str, path: str, line: int | None = None, limit: int | None = None,
                              **_kwargs: Any) -> ReadTextFileResponse:
@@ -41,6 +46,13 @@ class RecordingClient:
                               **_kwargs: Any) -> WriteTextFileResponse:
         self.buffers[path] = content
         return WriteTextFileResponse()
+
+    async def create_elicitation(self, message: str, mode: Any, **_kwargs: Any) -> Any:
+        self.elicitations.append(message)
+        if not self.elicitation_answers:
+            return CancelElicitationResponse(action="cancel")
+        field = next(iter(mode.requested_schema.properties))
+        return AcceptElicitationResponse(action="accept", content={field: self.elicitation_answers.pop(0)})
 
     async def session_update(self, session_id: str, update: Any, **_kwargs: Any) -> None:
         self.updates.append(update)
@@ -92,7 +104,9 @@ async def acp_agent(
     run_env["ATOMIC_SCRIPT"] = str(script)
     async with spawn_agent_process(
         client, sys.executable, "-m", "atomic", "--mode", "acp",
-        *(["--provider", "scripted"] if scripted else []), *extra, env=run_env
+        *(["--provider", "scripted"] if scripted else []), *extra, env=run_env,
+        # elicitation/create is behind the SDK's unstable switch in this release.
+        use_unstable_protocol=True,
     ) as (conn, process):
         yield conn, client, process
     if process.returncode is None:

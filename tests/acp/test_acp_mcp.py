@@ -6,7 +6,13 @@ import sys
 from pathlib import Path
 
 from acp import text_block
-from acp.schema import EnvVariable, McpServerStdio
+from acp.schema import (
+    ClientCapabilities,
+    ElicitationCapabilities,
+    ElicitationFormCapabilities,
+    EnvVariable,
+    McpServerStdio,
+)
 
 from tests.acp.conftest import acp_agent, wait_until
 from tests.conftest import ScriptWriter
@@ -110,3 +116,24 @@ async def test_server_prompts_become_available_commands_once_the_server_is_up(
         await conn.prompt(session_id=session.session_id, prompt=[text_block("/mcp__calc__review a.py")])
     # The model got the server's prompt, not the command.
     assert client.text() == "ok"
+
+
+async def test_a_server_question_is_asked_through_the_client(
+    acp_env: dict[str, str], write_script: ScriptWriter, project: Path
+) -> None:
+    script = write_script([{"toolCalls": [{"name": "mcp__calc__ask", "id": "q1", "arguments": {}}]},
+                           {"text": "thanks"}])
+    server = McpServerStdio(name="calc", command=sys.executable, args=[str(SERVER)], env=[])
+    settings = Path(acp_env["ATOMIC_CODING_AGENT_DIR"]) / "settings.json"
+    settings.write_text('{"mcp": {"promptWaitMs": 60000, "startupTimeoutMs": 60000}}')
+    async with acp_agent(acp_env, script, "--permission-mode", "yolo") as (conn, client, _process):
+        client.elicitation_answers = ["Ada", "36"]
+        # The color choice (its index among red, green, (skip)) and no to the subscription.
+        client.permission_answers = ["choice-1", "no"]
+        await conn.initialize(protocol_version=1, client_capabilities=ClientCapabilities(
+            elicitation=ElicitationCapabilities(form=ElicitationFormCapabilities())))
+        session = await conn.new_session(cwd=str(project), mcp_servers=[server])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("ask me")])
+    [done] = [u for u in client.of_kind("tool_call_update") if u.tool_call_id == "q1" and u.status == "completed"]
+    assert done.content[0].content.text == "accept name=Ada age=36 color=green subscribe=False"
+    assert "MCP server calc asks: Who are you?" in client.elicitations[0]

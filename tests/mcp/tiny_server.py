@@ -30,8 +30,8 @@ if "--garbage" in sys.argv:
 from typing import Literal  # noqa: E402
 
 from mcp.server.mcpserver import Context, MCPServer  # noqa: E402
-from pydantic import BaseModel, Field  # noqa: E402
 from mcp.types import Annotations, ImageContent, TextContent, ToolExecution  # noqa: E402
+from pydantic import BaseModel, Field  # noqa: E402
 
 server = MCPServer("tiny")
 # A 1x1 transparent PNG.

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from atomic.core.mcp.catalog import prompt_command
-from atomic.core.mcp.elicitation import Dialogs
 from atomic.core.mcp.config import McpConfigResult, McpServerConfig
 from atomic.core.mcp.connection import MISSING_SDK, McpConnection, McpStatus, sdk_installed
+from atomic.core.mcp.elicitation import Dialogs
 from atomic.core.mcp.mentions import attach_mentions, expand_prompt_command, wants_expansion
 from atomic.core.mcp.resource_tool import RESOURCE_TOOL_NAME, ReadMcpResource
 from atomic.core.mcp.results import ResultLimits
