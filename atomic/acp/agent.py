@@ -9,34 +9,25 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from acp import PROTOCOL_VERSION
 from acp.schema import (
-    AgentCapabilities,
     AuthenticateResponse,
+    ClientCapabilities,
     CloseSessionResponse,
-    Implementation,
     InitializeResponse,
     ListSessionsResponse,
     LoadSessionResponse,
-    McpCapabilities,
     NewSessionResponse,
-    PromptCapabilities,
     PromptResponse,
     ResumeSessionResponse,
-    SessionCapabilities,
-    SessionCloseCapabilities,
     SessionInfo,
-    SessionListCapabilities,
-    SessionResumeCapabilities,
     SetSessionConfigOptionResponse,
     SetSessionModeResponse,
-    TerminalAuthMethod,
 )
 
-from atomic import __version__
 from atomic.acp.client_files import ClientFiles
 from atomic.acp.config import apply_mode, apply_option, approval_modes, config_options
 from atomic.acp.errors import internal_error, invalid_params, invalid_request
+from atomic.acp.handshake import initialize_result
 from atomic.acp.mcp_commands import run_mcp_command
 from atomic.acp.prompt_blocks import flatten_prompt
 from atomic.acp.replay import replay
@@ -48,14 +39,11 @@ from atomic.core.contract import (
     SessionOptions,
     StartupError,
     find_session_file,
-    has_usable_model,
     list_session_summaries,
     open_engine,
     parse_acp_servers,
     session_folder,
 )
-
-ACP_PROTOCOL_VERSION = 1
 
 
 def _log(text: str) -> None:
@@ -79,34 +67,22 @@ class AtomicAcpAgent:
 
     async def initialize(self, protocol_version: int, client_capabilities: Any = None, client_info: Any = None,
                          **_kwargs: Any) -> InitializeResponse:
+        self._remember(client_capabilities)
+        return InitializeResponse.model_validate(initialize_result(protocol_version))
+
+    def remember_client(self, params: dict[str, Any]) -> None:
+        """The client's capabilities from an `initialize` the stdin pump answered (handshake.py)."""
+        raw = params.get("clientCapabilities")
+        try:
+            capabilities = ClientCapabilities.model_validate(raw) if isinstance(raw, dict) else None
+        except ValueError:
+            capabilities = None
+        self._remember(capabilities)
+
+    def _remember(self, client_capabilities: Any) -> None:
         self.client_fs = client_capabilities.fs if client_capabilities is not None else None
         elicitation = client_capabilities.elicitation if client_capabilities is not None else None
         self.client_elicits = elicitation is not None and elicitation.form is not None
-        return InitializeResponse(
-            protocol_version=min(protocol_version, ACP_PROTOCOL_VERSION, PROTOCOL_VERSION),
-            agent_info=Implementation(name="atomic", title="Atomic", version=__version__),
-            agent_capabilities=AgentCapabilities(
-                load_session=True,
-                prompt_capabilities=PromptCapabilities(image=True, embedded_context=True),
-                mcp_capabilities=McpCapabilities(http=True),
-                session_capabilities=SessionCapabilities(
-                    list=SessionListCapabilities(),
-                    resume=SessionResumeCapabilities(),
-                    close=SessionCloseCapabilities(),
-                ),
-            ),
-            auth_methods=[] if await asyncio.to_thread(self._has_usable_model) else [
-                TerminalAuthMethod(
-                    id="atomic-login", name="Log in to a model provider", type="terminal", args=[],
-                    description="Opens Atomic in a terminal; its guided start stores a key with /login.",
-                )
-            ],
-        )
-
-    def _has_usable_model(self) -> bool:
-        if self.template.provider == "scripted" or self.template.scripted is not None:
-            return True
-        return has_usable_model(self.template.agent_dir)
 
     async def authenticate(self, method_id: str, **_kwargs: Any) -> AuthenticateResponse:
         return AuthenticateResponse()

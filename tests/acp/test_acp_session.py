@@ -23,8 +23,9 @@ async def test_initialize_announces_version_info_and_capabilities(acp_env: dict[
     assert caps.prompt_capabilities.image and caps.prompt_capabilities.embedded_context
     assert caps.mcp_capabilities.http is True
     assert caps.session_capabilities.list is not None and caps.session_capabilities.close is not None
-    # The scripted model needs no key, so no login is offered.
-    assert response.auth_methods == []
+    # Always offered (the ACP registry lists only agents with a login); answered before the SDK loads.
+    [method] = response.auth_methods
+    assert method.type == "terminal" and method.id == "atomic-login"
 
 
 async def test_prompt_streams_thinking_text_and_answers_end_turn(
