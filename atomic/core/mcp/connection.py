@@ -33,13 +33,16 @@ from atomic.core.mcp.failures import (
     last_stderr_line,
     session_expired,
 )
+from atomic.core.mcp.oauth import TOKEN_FILE, LoginFlow, TokenFile, oauth_provider
 from atomic.core.mcp.progress import file_size, process_cpu_ticks
 from atomic.core.mcp.sdk import MISSING_SDK, OwnsHttpClient, load_sdk, loaded_sdk, needs_tasks, sdk_installed
 from atomic.core.mcp.transport_watch import capture_spawned, watch_streams, watched_http_transport
 
 __all__ = ["MISSING_SDK", "McpConnection", "McpError", "McpStatus", "McpToolInfo", "sdk_installed"]
 
-McpStatus = Literal["starting", "connected", "failed", "crashed", "stopped", "reconnecting"]
+McpStatus = Literal["starting", "connected", "failed", "crashed", "stopped", "reconnecting", "needs login"]
+# The redirect URI a background start registers with; a login registers again with its own.
+_NO_CALLBACK = "http://127.0.0.1/callback"
 LOG_LIMIT_BYTES = 1_000_000
 # How long a call that changed the server's tools waits for their new list.
 TOOLS_REFRESH_WAIT_S = 10.0
@@ -66,8 +69,15 @@ class _SessionExpired(Exception):
 class McpConnection:
     """The live state of one configured server."""
 
-    def __init__(self, config: McpServerConfig, *, cwd: Path, log_dir: Path, startup_timeout_s: float) -> None:
+    def __init__(
+        self, config: McpServerConfig, *, cwd: Path, log_dir: Path, startup_timeout_s: float,
+        token_path: Path | None = None,
+    ) -> None:
         self.config = config
+        # OAuth tokens of remote servers (oauth.py); beside the logs' folder, in the agent dir.
+        self.token_path = token_path or log_dir.parent / TOKEN_FILE
+        self.needs_login = False
+        self._login: LoginFlow | None = None
         self.cwd = cwd
         self.log_path = log_dir / f"mcp-{_safe_file_name(config.name)}.log"
         self.startup_timeout_s = startup_timeout_s
@@ -147,6 +157,7 @@ class McpConnection:
         self._process = None
         self._http = None
         self._bad_output = None
+        self.needs_login = False
         self._task = asyncio.ensure_future(self._serve())
 
     async def wait_ready(self, timeout_s: float | None = None) -> None:
@@ -189,13 +200,15 @@ class McpConnection:
         await self.stop()
         self.restarts += 1
         self.start()
-        await self.wait_ready(self.startup_timeout_s + 1)
+        await self.wait_ready((self._login.timeout_s if self._login is not None else self.startup_timeout_s) + 1)
 
     async def _serve(self) -> None:
         try:
             sdk = await load_sdk()
             async with contextlib.AsyncExitStack() as stack:
-                async with asyncio.timeout(self.startup_timeout_s) as deadline:
+                # A login waits for the user in a browser, not for a server starting.
+                limit = self._login.timeout_s if self._login is not None else self.startup_timeout_s
+                async with asyncio.timeout(limit) as deadline:
                     with capture_spawned(self._on_spawned):
                         client = await stack.enter_async_context(self._client_for(sdk))
                     tools = await self._list_tools(client)
@@ -223,7 +236,7 @@ class McpConnection:
             if self._stop.is_set():
                 return  # errors while closing a stopped or crashed server say nothing new
             self.error = await self._start_failure(exc)
-            self.status = "failed"
+            self.status = "needs login" if self.needs_login else "failed"
             self._write_log(f"failed: {self.error}")
             if self.on_failed is not None:
                 self.on_failed(self)
@@ -252,6 +265,8 @@ class McpConnection:
 
     async def _start_failure(self, exc: BaseException) -> str:
         """Today's words for a failed start, with what explains it."""
+        if self.needs_login:
+            return f"needs login: run `atomic mcp login {self.name}` (or /mcp, then l, in the TUI)"
         if isinstance(exc, TimeoutError):
             text = f"did not start within {self.startup_timeout_s:g} s"
             return f"{text}: {self._bad_output}" if self._bad_output else text
@@ -343,7 +358,8 @@ class McpConnection:
             )
             transport = sdk.client.stdio.stdio_client(params, errlog=self._log)
         elif config.transport == "sse":
-            transport = sdk.client.sse.sse_client(config.url or "", headers=dict(config.headers) or None)
+            transport = sdk.client.sse.sse_client(config.url or "", headers=dict(config.headers) or None,
+                                                  auth=self._oauth(sdk))
         else:
             http = self._http_client(sdk)
             transport = sdk.client.streamable_http.streamable_http_client(config.url or "", http_client=http)
@@ -385,7 +401,33 @@ class McpConnection:
             headers=dict(self.config.headers) or None,
             timeout=httpx2.Timeout(utils.MCP_DEFAULT_TIMEOUT, read=utils.MCP_DEFAULT_SSE_READ_TIMEOUT),
             transport=self._http,
+            auth=self._oauth(sdk),
         )
+
+    def _oauth(self, sdk: Any) -> Any:
+        """The SDK's OAuth for a remote server, unless its configuration sends its own Authorization."""
+        if any(k.lower() == "authorization" for k in self.config.headers):
+            return None
+
+        def login_needed() -> None:
+            self.needs_login = True
+
+        flow = self._login
+        store = TokenFile(self.token_path, self.config.url or "", sdk)
+        redirect = flow.redirect_uri if flow is not None else _NO_CALLBACK
+        return oauth_provider(sdk, self.config.url or "", store, flow, login_needed, redirect)
+
+    async def login(self, flow: LoginFlow) -> None:
+        """Run the interactive OAuth flow (`atomic mcp login`): start over, then connect."""
+        sdk = await load_sdk()
+        TokenFile(self.token_path, self.config.url or "", sdk).forget()
+        await flow.open()
+        self._login = flow
+        try:
+            await self.restart()
+        finally:
+            self._login = None
+            await flow.close()
 
     def _on_http_refused(self) -> None:
         # The server is gone (the SDK's GET stream tries to reconnect and is refused).

@@ -27,10 +27,12 @@ def sdk_installed() -> bool:
 
 def _import_sdk() -> Any:
     import mcp
+    import mcp.client.auth
     import mcp.client.sse
     import mcp.client.stdio
     import mcp.client.streamable_http
     import mcp.shared._httpx_utils
+    import mcp.shared.auth
 
     install_spawn_hook(mcp.client.stdio)
     # The SDK logs through `logging`; without a handler Python's last-resort handler would print
