@@ -151,3 +151,38 @@ async def test_an_expired_token_is_refreshed_without_a_login(tmp_path: Path, gua
         await again.stop()
     assert "issued refreshed" in server_log.read_text()
     assert json.loads(conn.token_path.read_text())[url]["tokens"]["access_token"] != first
+
+
+async def test_atomic_mcp_login_logs_in_from_the_command_line(
+    tmp_path: Path, guarded: tuple[str, Path], isolated_home: Path
+) -> None:
+    url, _log = guarded
+    agent_dir = isolated_home  # the fixture's ATOMIC_CODING_AGENT_DIR
+    (agent_dir / "mcp.json").write_text(json.dumps({"mcpServers": {"vault": {"type": "http", "url": url}}}))
+    env = dict(os.environ, ATOMIC_CODING_AGENT_DIR=str(agent_dir))
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "atomic", "mcp", "login", "vault", cwd=tmp_path, env=env,
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )
+    assert process.stderr is not None
+    lines: list[str] = []
+    while True:
+        line = (await asyncio.wait_for(process.stderr.readline(), 60)).decode()
+        assert line, "".join(lines)
+        lines.append(line)
+        if line.startswith("http://127.0.0.1"):
+            break
+    async with httpx.AsyncClient(follow_redirects=True, timeout=30) as client:
+        await client.get(line.strip())
+    _out, err = await asyncio.wait_for(process.communicate(), 60)
+    assert process.returncode == 0, "".join(lines) + err.decode()
+    assert "Logged in to MCP server vault (1 tools)." in err.decode()
+    saved = json.loads((agent_dir / "mcp-oauth.json").read_text())[url]
+    assert saved["tokens"]["access_token"] not in "".join(lines) + err.decode()
+
+    missing = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "atomic", "mcp", "login", "nope", cwd=tmp_path, env=env,
+        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )
+    _out, err = await asyncio.wait_for(missing.communicate(), 60)
+    assert missing.returncode == 1 and "no MCP server named 'nope'" in err.decode()

@@ -10,7 +10,7 @@ defining them all took about 5% of the time from start to the first answer.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -693,6 +693,20 @@ class Engine:
         if manager is None or name not in {s.name for s in manager.states()}:
             return None
         return convert.mcp_status(await manager.reconnect(name))
+
+    async def login_mcp_server(
+        self, name: str, show_url: Callable[[str], None], paste_url: Callable[[], Awaitable[str | None]] | None = None
+    ) -> McpServerStatus | None:
+        """Log in to a remote MCP server (OAuth): `show_url` gets the authorization URL to open; the
+        code comes back to a local callback, or as a URL `paste_url` returns. Its new state; None
+        when no server has that name. Raises ValueError for a server without a login (stdio)."""
+        from atomic.core.contract import convert
+        from atomic.core.mcp.oauth import LoginFlow
+
+        manager = self._s.mcp
+        if manager is None or name not in manager.connections:
+            return None
+        return convert.mcp_status(await manager.login(name, LoginFlow(show_url, paste_url)))
 
     async def wait_mcp_started(self) -> bool:
         """Wait until every MCP server has connected or failed. True when some server was configured

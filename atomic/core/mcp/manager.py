@@ -14,6 +14,7 @@ from atomic.core.mcp.config import McpConfigResult, McpServerConfig
 from atomic.core.mcp.connection import MISSING_SDK, McpConnection, McpStatus, sdk_installed
 from atomic.core.mcp.elicitation import Dialogs
 from atomic.core.mcp.mentions import attach_mentions, expand_prompt_command, wants_expansion
+from atomic.core.mcp.oauth import LoginFlow
 from atomic.core.mcp.resource_tool import RESOURCE_TOOL_NAME, ReadMcpResource
 from atomic.core.mcp.results import ResultLimits
 from atomic.core.mcp.tools import McpTool, McpToolSearch
@@ -180,6 +181,19 @@ class McpManager:
             finally:
                 for waiter in waiters:
                     waiter.cancel()
+
+    async def login(self, name: str, flow: LoginFlow) -> McpServerState:
+        """The interactive OAuth login of a remote server (oauth.py), then its state."""
+        conn = self.connections.get(name)
+        if conn is None:
+            raise KeyError(f"No MCP server named {name!r}")
+        if conn.config.transport == "stdio":
+            raise ValueError(f"MCP server {name} runs locally (stdio): it has no login")
+        if not sdk_installed():
+            conn.status, conn.error = "failed", MISSING_SDK
+        else:
+            await conn.login(flow)
+        return self._state(conn)
 
     async def wait_settled(self) -> None:
         """Wait until no server is starting any more (each within its start-up limit)."""

@@ -216,7 +216,9 @@ def oauth_provider(sdk: Any, url: str, store: TokenFile, flow: LoginFlow | None,
         grant_types=["authorization_code", "refresh_token"], response_types=["code"],
         token_endpoint_auth_method="none",
     )
-    class Provider(auth.OAuthClientProvider):  # type: ignore[misc]
+    base: Any = auth.OAuthClientProvider
+
+    class Provider(base):  # type: ignore[misc,valid-type]
         async def _initialize(self) -> None:
             # The SDK forgets when stored tokens expire (it keeps only `expires_in`): without this a
             # restarted Atomic would send an expired token and ask for a login instead of refreshing.
