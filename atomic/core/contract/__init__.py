@@ -40,7 +40,9 @@ from atomic.core.permissions import (
     ApprovalRequest,
     Approver,
     Decision,
+    ListedRule,
     PermissionMode,
+    RuleList,
     needs_approval,
 )
 from atomic.core.settings import Settings
@@ -122,6 +124,7 @@ __all__ = [
     "FileChange",
     "ForkMessage",
     "ForkResult",
+    "ListedRule",
     "LogoutResult",
     "McpServerStatus",
     "Model",
@@ -133,6 +136,7 @@ __all__ = [
     "PromptRejected",
     "ProviderAuth",
     "QueueSnapshot",
+    "RuleList",
     "SessionOptions",
     "SessionState",
     "SessionStats",

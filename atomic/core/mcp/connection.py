@@ -37,6 +37,7 @@ from atomic.core.mcp.oauth import TOKEN_FILE, LoginFlow, TokenFile, oauth_provid
 from atomic.core.mcp.progress import file_size, process_cpu_ticks
 from atomic.core.mcp.sdk import MISSING_SDK, OwnsHttpClient, load_sdk, loaded_sdk, needs_tasks, sdk_installed
 from atomic.core.mcp.transport_watch import capture_spawned, watch_streams, watched_http_transport
+from atomic.core.private_files import ensure_private_dir, open_private_append
 
 __all__ = ["MISSING_SDK", "McpConnection", "McpError", "McpStatus", "McpToolInfo", "sdk_installed"]
 
@@ -582,11 +583,11 @@ class McpConnection:
     # ------------------------------------------------------------------ logging
 
     def _open_log(self) -> IO[str]:
-        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        ensure_private_dir(self.log_path.parent)
         with contextlib.suppress(OSError):
             if self.log_path.stat().st_size > LOG_LIMIT_BYTES:
                 self.log_path.replace(self.log_path.with_suffix(".log.1"))
-        handle = open(self.log_path, "a", encoding="utf-8", errors="replace")  # noqa: SIM115
+        handle = open_private_append(self.log_path)
         stamp = time.strftime("%Y-%m-%d %H:%M:%S")
         handle.write(f"--- {stamp} starting {self.config.describe()}\n")
         handle.flush()
@@ -595,8 +596,7 @@ class McpConnection:
 
     def _write_log(self, line: str) -> None:
         with contextlib.suppress(OSError):
-            self.log_path.parent.mkdir(parents=True, exist_ok=True)
-            with open(self.log_path, "a", encoding="utf-8") as handle:
+            with open_private_append(self.log_path) as handle:
                 handle.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} {line}\n")
 
 
