@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, cast
 from atomic.acp.handshake import early_initialize
 
 if TYPE_CHECKING:
-    from atomic.core.engine.options import SessionOptions
+    from atomic.core.contract import SessionOptions
 
 # Prompts carry images: lines may be large.
 LINE_LIMIT = 64 * 1024 * 1024

@@ -29,6 +29,7 @@ from atomic.core.mcp.failures import (
     bad_output,
     describe_error,
     exit_detail,
+    innermost,
     is_connection_loss,
     last_stderr_line,
     session_expired,
@@ -271,9 +272,11 @@ class McpConnection:
         if isinstance(exc, TimeoutError):
             text = f"did not start within {self.startup_timeout_s:g} s"
             return f"{text}: {self._bad_output}" if self._bad_output else text
-        if self._http is not None and self._http.last_status == 401:
-            return "needs authentication (HTTP 401)"
         reason = describe_error(exc)
+        if self._http is not None and self._http.saw_unauthorized:
+            # Without usable OAuth metadata the SDK's login attempt says why it could not start.
+            oauth = type(innermost(exc)).__name__.startswith("OAuth")
+            return f"needs authentication (HTTP 401): {reason}" if oauth else "needs authentication (HTTP 401)"
         code = await self._exit_code()
         if code is not None:
             return f"{reason}: {exit_detail(code, last_stderr_line(self.log_path, self._log_start))}"

@@ -119,6 +119,7 @@ def watched_http_transport(httpx: Any, on_refused: Callable[[], None], on_answer
             # of the last answer at all (a 401 at start-up means the server wants a login).
             self.session_status: int | None = None
             self.last_status: int | None = None
+            self.saw_unauthorized = False
 
         async def handle_async_request(self, request: Any) -> Any:
             try:
@@ -127,6 +128,8 @@ def watched_http_transport(httpx: Any, on_refused: Callable[[], None], on_answer
                 on_refused()
                 raise
             self.last_status = response.status_code
+            if response.status_code == 401:
+                self.saw_unauthorized = True
             if SESSION_HEADER in request.headers:
                 self.session_status = response.status_code
             on_answer()
