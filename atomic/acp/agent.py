@@ -25,6 +25,7 @@ from acp.schema import (
 )
 
 from atomic.acp.client_files import ClientFiles
+from atomic.acp.client_terminal import ClientTerminal
 from atomic.acp.config import apply_mode, apply_option, approval_modes, config_options
 from atomic.acp.errors import internal_error, invalid_params, invalid_request
 from atomic.acp.handshake import initialize_result
@@ -58,6 +59,7 @@ class AtomicAcpAgent:
         self.sessions: dict[str, SessionBridge] = {}
         self.client_fs: Any = None  # the client's fs capabilities from initialize
         self.client_elicits = False  # whether the client offers form elicitation
+        self.client_terminals = False  # whether the client offers terminal/*
         self.dialogs: dict[str, AcpDialogs] = {}
 
     def on_connect(self, conn: Any) -> None:
@@ -83,6 +85,7 @@ class AtomicAcpAgent:
         self.client_fs = client_capabilities.fs if client_capabilities is not None else None
         elicitation = client_capabilities.elicitation if client_capabilities is not None else None
         self.client_elicits = elicitation is not None and elicitation.form is not None
+        self.client_terminals = bool(client_capabilities is not None and client_capabilities.terminal)
 
     async def authenticate(self, method_id: str, **_kwargs: Any) -> AuthenticateResponse:
         return AuthenticateResponse()
@@ -123,6 +126,9 @@ class AtomicAcpAgent:
                 can_read=bool(self.client_fs.read_text_file), can_write=bool(self.client_fs.write_text_file),
             ))
         bridge = SessionBridge(self.conn, engine, engine.session_id)
+        if self.client_terminals and engine.settings.acp.client_terminal:
+            bridge.terminal = ClientTerminal(self.conn, engine.session_id, bridge.send)
+            engine.set_editor_terminal(bridge.terminal)
         self.sessions[bridge.session_id] = bridge
         self.dialogs[bridge.session_id] = AcpDialogs(self.conn, engine, bridge.session_id,
                                                      can_elicit=self.client_elicits)

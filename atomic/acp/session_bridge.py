@@ -26,6 +26,7 @@ from acp.schema import (
 )
 
 from atomic.acp.chunks import ChunkCoalescer
+from atomic.acp.client_terminal import ClientTerminal
 from atomic.acp.config import config_options
 from atomic.acp.tool_view import (
     diff_content,
@@ -81,6 +82,8 @@ class SessionBridge:
         self._queue: asyncio.Queue[Any] = asyncio.Queue()
         self._chunks = ChunkCoalescer(self._queue.put_nowait)
         self._tasks: set[asyncio.Task[Any]] = set()
+        # Set when bash runs in the client's terminals: those calls show the terminal, not text.
+        self.terminal: ClientTerminal | None = None
         self._sender = asyncio.ensure_future(self._send_loop())
         self._settled: asyncio.Future[None] | None = None
         self.cancelled = False
@@ -157,6 +160,8 @@ class SessionBridge:
         elif isinstance(event, ev.ToolExecutionStart):
             self._on_tool_start(event)
         elif isinstance(event, ev.ToolExecutionUpdate):
+            if self.terminal is not None and self.terminal.terminal_of(event.tool_call_id) is not None:
+                return  # the client's terminal shows the output live
             output = result_text(event.partial_result)[-_STREAMED_OUTPUT_LIMIT:]
             self.send(helpers.update_tool_call(event.tool_call_id, status="in_progress",
                                                content=text_content(output)))
@@ -199,6 +204,9 @@ class SessionBridge:
         content = diff_content(change) if change is not None and not event.is_error else text_content(
             result_text(event.result)
         )
+        terminal_id = self.terminal.terminal_of(event.tool_call_id) if self.terminal is not None else None
+        if terminal_id is not None:
+            content = [helpers.tool_terminal_ref(terminal_id)]
         self.send(helpers.update_tool_call(
             event.tool_call_id,
             status="failed" if event.is_error else "completed",

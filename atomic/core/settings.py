@@ -121,6 +121,11 @@ class PermissionSettings(_Section):
     always_save_to: Literal["project", "user"] = Field(default="project", alias="alwaysSaveTo")
 
 
+class AcpSettings(_Section):
+    # Default off: until editors show embedded terminals well, streamed output is what they show.
+    client_terminal: bool = Field(default=False, alias="clientTerminal")
+
+
 class ShellEnvSettings(_Section):
     # Variables the model's commands receive although their names look secret (docs/security.md).
     pass_names: list[str] = Field(default_factory=list, alias="pass")
@@ -211,6 +216,7 @@ class Settings(_Section):
         json_schema_extra=_shown("Animations", "bool"),
     )
     mcp: McpSettings = Field(default_factory=McpSettings)
+    acp: AcpSettings = Field(default_factory=AcpSettings)
     permission_mode: Literal["ask", "accept-edits", "yolo"] | None = Field(default=None, alias="permissionMode")
     permissions: PermissionSettings = Field(default_factory=PermissionSettings)
     shell_env: ShellEnvSettings = Field(default_factory=ShellEnvSettings, alias="shellEnv")

@@ -24,7 +24,7 @@ from atomic.core.model_types import Model
 from atomic.core.permissions import Approver, ListedRule, PermissionMode, RuleList
 from atomic.core.permissions.rule_files import RuleScope
 from atomic.core.settings import Settings
-from atomic.core.tools.base import EditorFiles
+from atomic.core.tools.base import EditorFiles, EditorTerminal
 from atomic.core.trust import ProjectTrust
 
 if TYPE_CHECKING:
@@ -672,6 +672,10 @@ class Engine:
     def set_editor_files(self, files: EditorFiles | None) -> None:
         """Read and write files through the client (ACP's fs methods) instead of the disk."""
         self._s.set_editor_files(files)
+
+    def set_editor_terminal(self, terminal: EditorTerminal | None) -> None:
+        """Run bash in the client's terminals (ACP's terminal methods) instead of locally."""
+        self._s.set_editor_terminal(terminal)
 
     # ------------------------------------------------------------------ extension UI
 

@@ -46,7 +46,7 @@ from atomic.core.session.context import ContextItem, SessionContext, build_conte
 from atomic.core.session.store import SessionStore
 from atomic.core.settings import Settings, SettingsManager
 from atomic.core.shell_env import model_command_env
-from atomic.core.tools.base import EditorFiles, Tool, ToolContext, ToolOutput
+from atomic.core.tools.base import EditorFiles, EditorTerminal, Tool, ToolContext, ToolOutput
 
 if TYPE_CHECKING:
     from atomic.core.extensions.runtime import ExtensionRuntime
@@ -127,6 +127,7 @@ class AgentSession:
         )
         # Set by a frontend whose client edits files itself (ACP's fs methods).
         self.editor_files: EditorFiles | None = None
+        self.editor_terminal: EditorTerminal | None = None
         self._run_task: asyncio.Task[Any] | None = None
         self._current_run: AgentRun | None = None
         # Set by abort() when queued messages will run next: that run, not this one, settles.
@@ -185,6 +186,10 @@ class AgentSession:
     def set_editor_files(self, files: EditorFiles | None) -> None:
         """Read and write files through the client (ACP's fs methods) instead of the disk."""
         self.editor_files = files
+
+    def set_editor_terminal(self, terminal: EditorTerminal | None) -> None:
+        """Run bash in the client's terminals (ACP's terminal methods) instead of locally."""
+        self.editor_terminal = terminal
 
     def attach_extensions(self, runtime: ExtensionRuntime) -> None:
         self.extensions = runtime
@@ -471,6 +476,7 @@ class AgentSession:
                 secret_names=self.registry.key_env_names(),
             ),
             editor_files=self.editor_files,
+            editor_terminal=self.editor_terminal,
             path_guard=self.permissions.read_guard(),
         )
 
