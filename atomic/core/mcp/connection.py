@@ -80,6 +80,7 @@ class McpConnection:
         self.token_path = token_path or log_dir.parent / TOKEN_FILE
         self.needs_login = False
         self._login: LoginFlow | None = None
+        self._renewing = False  # a new session for a server that forgot ours: status "reconnecting"
         self.cwd = cwd
         self.log_path = log_dir / f"mcp-{_safe_file_name(config.name)}.log"
         self.startup_timeout_s = startup_timeout_s
@@ -149,7 +150,7 @@ class McpConnection:
         """Connect in the background; `wait_ready` waits for the outcome."""
         if self._task is not None and not self._task.done():
             return
-        self.status = "starting"
+        self.status = "reconnecting" if self._renewing else "starting"
         self.error = None
         self._ready = asyncio.Event()
         self._stop = asyncio.Event()
@@ -486,7 +487,11 @@ class McpConnection:
         except _SessionExpired:
             self._write_log("the server no longer knows the session: initializing again")
             self.session_renewals += 1
-            await self.restart()
+            self._renewing = True
+            try:
+                await self.restart()
+            finally:
+                self._renewing = False
             client = self._available_client()
             try:
                 return await self._call_once(client, tool, arguments, timeout_s, on_progress)
