@@ -28,7 +28,7 @@ from atomic.acp.client_files import ClientFiles
 from atomic.acp.client_terminal import ClientTerminal
 from atomic.acp.config import apply_mode, apply_option, approval_modes, config_options
 from atomic.acp.errors import internal_error, invalid_params, invalid_request
-from atomic.acp.handshake import initialize_result
+from atomic.acp.handshake import initialize_result, login_methods
 from atomic.acp.mcp_commands import run_mcp_command
 from atomic.acp.prompt_blocks import flatten_prompt
 from atomic.acp.replay import replay
@@ -70,7 +70,8 @@ class AtomicAcpAgent:
     async def initialize(self, protocol_version: int, client_capabilities: Any = None, client_info: Any = None,
                          **_kwargs: Any) -> InitializeResponse:
         self._remember(client_capabilities)
-        return InitializeResponse.model_validate(initialize_result(protocol_version))
+        methods = await asyncio.to_thread(login_methods, self.template)
+        return InitializeResponse.model_validate(initialize_result(protocol_version, methods))
 
     def remember_client(self, params: dict[str, Any]) -> None:
         """The client's capabilities from an `initialize` the stdin pump answered (handshake.py)."""

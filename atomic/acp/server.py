@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
-from atomic.acp.handshake import early_initialize
+from atomic.acp.handshake import early_initialize, is_initialize, login_methods
 
 if TYPE_CHECKING:
     from atomic.core.contract import SessionOptions
@@ -44,22 +44,27 @@ def guard_error(line: bytes) -> dict[str, Any] | None:
 class EarlyHandshake:
     """`initialize` requests the pump answered; the agent is told their parameters once it exists."""
 
-    def __init__(self) -> None:
+    def __init__(self, auth_methods: asyncio.Future[list[dict[str, Any]]]) -> None:
+        self.auth_methods = auth_methods
         self.params: list[dict[str, Any]] = []
         self.listener: Callable[[dict[str, Any]], None] | None = None
 
-    def answer(self, line: bytes) -> dict[str, Any] | None:
+    async def answer(self, line: bytes) -> dict[str, Any] | None:
         if b'"initialize"' not in line:
             return None  # the common case stays a substring test
         message = json.loads(line)
-        response = early_initialize(message)
-        if response is not None:
-            params = message.get("params") if isinstance(message.get("params"), dict) else {}
-            if self.listener is not None:
-                self.listener(params)
-            else:
-                self.params.append(params)
-        return response
+        if not is_initialize(message):
+            return None
+        try:
+            methods = await self.auth_methods
+        except Exception:  # noqa: BLE001 - unreadable key files: offer nothing rather than fail
+            methods = []
+        params = message.get("params") if isinstance(message.get("params"), dict) else {}
+        if self.listener is not None:
+            self.listener(params)
+        else:
+            self.params.append(params)
+        return early_initialize(message, methods)
 
     def attach(self, listener: Callable[[dict[str, Any]], None]) -> None:
         self.listener = listener
@@ -86,7 +91,7 @@ async def _pump(
                 writer.write(b'{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Line too long"}}\n')
                 continue
             error = guard_error(line)
-            early = handshake.answer(line) if error is None and handshake is not None else None
+            early = await handshake.answer(line) if error is None and handshake is not None else None
             if error is not None or early is not None:
                 writer.write((json.dumps(error or early) + "\n").encode())
                 await writer.drain()
@@ -119,10 +124,11 @@ def _load_agent_side() -> None:
 
 async def serve(template: SessionOptions) -> int:
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+    methods = asyncio.ensure_future(asyncio.to_thread(login_methods, template))
     loading = asyncio.ensure_future(asyncio.to_thread(_load_agent_side))
     source, writer = await _stdio_streams()
     guarded = asyncio.StreamReader(limit=LINE_LIMIT)
-    handshake = EarlyHandshake()
+    handshake = EarlyHandshake(methods)
     pump = asyncio.ensure_future(_pump(source, guarded, writer, handshake))
     await loading
 
