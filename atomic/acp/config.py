@@ -56,6 +56,7 @@ _MODE_DESCRIPTIONS = {
     "ask": "Bash, write, edit and MCP tools wait for your approval",
     "accept-edits": "File edits run at once; commands and MCP tools still ask",
     "yolo": "Every tool runs without asking",
+    "plan": "Read-only tools until you approve the model's plan",
 }
 
 

@@ -25,9 +25,11 @@ def login_methods(template: SessionOptions) -> list[dict[str, Any]]:
     """What the client can run in a terminal to give Atomic a model, when none has a key: the
     guided start, and each subscription login (`atomic --login <provider>`). Reads files: call it
     in a worker thread."""
+    if template.provider == "scripted" or template.scripted is not None:
+        return []
     from atomic.core.contract import has_usable_model, subscription_logins
 
-    if template.provider == "scripted" or template.scripted is not None or has_usable_model(template.agent_dir):
+    if has_usable_model(template.agent_dir):
         return []
     methods: list[dict[str, Any]] = [{
         "id": LOGIN_METHOD_ID, "name": "Log in to a model provider", "type": "terminal", "args": [],
