@@ -1,6 +1,10 @@
 """What a whole run costs in CPU, Atomic beside OpenAI's Codex CLI, against one local model server.
 
 Run: .venv/bin/python benchmarks/run_cost_bench.py [--runs 7] [--codex PATH] [--only NAME ...] [--src DIR]
+     [--before DIR] [--tui-idle S]
+
+--before DIR adds Atomic from an older checkout (e.g. `git archive <commit> atomic | tar -x -C DIR`)
+as a third agent in the same alternation, for before/after figures under the same load.
 
 Codex is installed apart from the project, for measuring only, e.g.
 `mkdir -p /tmp/codex && cd /tmp/codex && npm install @openai/codex@0.169.0` (then
@@ -232,15 +236,16 @@ class Agent:
 class Atomic(Agent):
     name = "Atomic"
 
-    def __init__(self, port: int, root: Path, src: str | None) -> None:
+    def __init__(self, port: int, root: Path, src: str | None, name: str = "Atomic") -> None:
         super().__init__(port, root)
+        self.name = name
         self.src = src
-        self.agent_dir = root / "atomic-agent"
+        self.agent_dir = root / f"{name}-agent"
         self.agent_dir.mkdir()
         provider = {"baseUrl": f"http://127.0.0.1:{port}/v1", "api": "openai-responses", "apiKey": "bench-key",
                     "models": [{"id": "bench-model", "contextWindow": 128000, "maxTokens": 4096}]}
         (self.agent_dir / "models.json").write_text(json.dumps({"providers": {"bench": provider}}))
-        self.session_file = root / "atomic-resume.jsonl"
+        self.session_file = root / f"{name}-resume.jsonl"
 
     def env(self) -> dict[str, str]:
         env = dict(os.environ, ATOMIC_CODING_AGENT_DIR=str(self.agent_dir), HOME=str(self.root / "home"),
@@ -450,6 +455,7 @@ def main() -> None:
     parser.add_argument("--codex", help="the codex command (installed apart from the project)")
     parser.add_argument("--only", action="append", choices=WORKLOADS, help="only these workloads")
     parser.add_argument("--src", help="run Atomic from this checkout instead (PYTHONPATH)")
+    parser.add_argument("--before", help="also run Atomic from this older checkout, alternating (\"before\")")
     parser.add_argument("--tui-idle", type=float, default=5.0,
                         help="seconds the TUI stays open after ready (idle is measured over the last 4)")
     args = parser.parse_args()
@@ -469,6 +475,9 @@ def main() -> None:
     (root / "home").mkdir()
     Server.workdir = str(cwd)
     agents: list[Agent] = [Atomic(port, root, args.src)]
+    if args.before:
+        compileall.compile_dir(str(Path(args.before) / "atomic"), quiet=1)
+        agents.append(Atomic(port, root, args.before, name="before"))
     if args.codex:
         codex = Codex(port, root, args.codex)
         codex.write_config(cwd)
@@ -490,7 +499,9 @@ def main() -> None:
             if "ready" in figures:
                 extra = f" (ready {figures['ready']:.3f} s, idle {figures['idle']:.2f} % of a core)"
             line += f" | {agent_name} {figures['cpu']:.3f} s{extra}"
-        if len(medians) == 2:
+        if "before" in medians:
+            line += f" | Atomic / before {medians['Atomic']['cpu'] / medians['before']['cpu']:.2f}x"
+        if "Codex" in medians:
             line += f" | ratio {medians['Atomic']['cpu'] / medians['Codex']['cpu']:.2f}x"
             if "ready" in medians["Atomic"]:
                 line += f" (ready {medians['Atomic']['ready'] / medians['Codex']['ready']:.2f}x)"
