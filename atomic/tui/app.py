@@ -42,8 +42,8 @@ if TYPE_CHECKING:
     from atomic.tui.screens.settings_screen import SettingChanged
 
 DOUBLE_PRESS_S = 1.0
-# Not offered until the engine runs. cycle_thinking is not here: a disabled binding lets Shift+Tab fall through
-# to Textual's focus-previous, which took the focus away from the editor.
+# Not offered until the engine runs. cycle_permissions is not here: a disabled binding lets Shift+Tab fall
+# through to Textual's focus-previous, which took the focus away from the editor.
 _NEEDS_SESSION = {"select_model", "cycle_model", "cycle_model_back", "dequeue", "copy_last", "copy_code"}
 _CODE_FENCE = re.compile(r"^(```|~~~)[^\n]*\n(.*?)^\1\s*$", re.MULTILINE | re.DOTALL)
 
@@ -468,7 +468,7 @@ class AtomicApp(AppHost):
         self.action_cycle_model(backwards=True)
 
     def action_cycle_thinking(self) -> None:
-        """Shift+Tab: the next thinking level, saved like /thinking (for this model and as the default)."""
+        """F3: the next thinking level, saved like /thinking (for this model and as the default)."""
         if self.session is None:
             return
         before = self.session.thinking_level
@@ -509,7 +509,7 @@ class AtomicApp(AppHost):
         self.editor.focus()
 
     def action_cycle_permissions(self) -> None:
-        """F2: the next permission mode (ask → accept-edits → yolo → plan), saved like /permissions."""
+        """F2 / Shift+Tab: the next permission mode (ask → accept-edits → yolo → plan), saved like /permissions."""
         if self.session is None:
             return
         before = self.session.permission_mode
