@@ -111,6 +111,24 @@ class McpSettings(_Section):
     tool_search: Literal["auto", "always", "never"] = Field(default="auto", alias="toolSearch")
 
 
+SandboxMode = Literal["workspace-write", "read-only", "off"]
+
+
+class SandboxSettings(_Section):
+    mode: SandboxMode = Field(
+        default="workspace-write",
+        description="Where the model's commands may write: the project, temp and writableRoots; only temp; or anywhere",
+        json_schema_extra=_shown("Sandbox", "choice"),
+    )
+    network: bool = Field(
+        default=True,
+        description="Whether the model's sandboxed commands may use the network (off: only their own loopback)",
+        json_schema_extra=_shown("Sandbox network", "bool"),
+    )
+    writable_roots: list[str] = Field(default_factory=lambda: ["~/.cache"], alias="writableRoots")
+    escalation: Literal["ask", "never"] = Field(default="ask")
+
+
 class Settings(_Section):
     default_provider: str | None = Field(default=None, alias="defaultProvider")
     default_model: str | None = Field(default=None, alias="defaultModel")
@@ -195,6 +213,7 @@ class Settings(_Section):
         json_schema_extra=_shown("Animations", "bool"),
     )
     mcp: McpSettings = Field(default_factory=McpSettings)
+    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
     permission_mode: Literal["ask", "accept-edits", "yolo"] | None = Field(default=None, alias="permissionMode")
 
 

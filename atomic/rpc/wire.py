@@ -55,6 +55,9 @@ def state_json(state: SessionState, trust: TrustStatus | None) -> dict[str, Any]
         data["modelFallbackReason"] = state.model_fallback.reason
     if trust is not None:
         data["projectTrust"] = trust_json(trust)
+    if state.sandbox is not None:
+        sandbox = state.sandbox
+        data["sandbox"] = {"mode": sandbox.mode, "network": sandbox.network, "available": sandbox.available}
     return data
 
 

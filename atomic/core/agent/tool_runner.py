@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from atomic.core.events import ToolExecutionEnd, ToolExecutionStart, ToolExecutionUpdate
 from atomic.core.messages import TextContent, ToolCall, ToolResultMessage
+from atomic.core.sandbox.escalation import review_escalation, wants_escalation
 from atomic.core.tools.base import ToolContext, ToolError, ToolOutput
 
 if TYPE_CHECKING:
@@ -30,7 +31,11 @@ async def _prepare(host: LoopHost, call: ToolCall) -> tuple[dict[str, Any], str 
         if isinstance(result, dict) and result.get("block"):
             return args, str(result.get("reason") or "Tool execution was blocked")
     # Asked after extensions had their say, so the person approves the arguments that will run.
-    refused = await host.permissions.check(call.id, call.name, payload["input"])
+    if wants_escalation(call.name, payload["input"]) and host.sandbox.policy().active:
+        escalation = host.sandbox.policy().escalation
+        refused = await review_escalation(host.permissions, escalation, call.id, payload["input"])
+    else:
+        refused = await host.permissions.check(call.id, call.name, payload["input"])
     return payload["input"], refused
 
 

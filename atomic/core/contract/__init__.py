@@ -43,6 +43,7 @@ from atomic.core.permissions import (
     PermissionMode,
     needs_approval,
 )
+from atomic.core.sandbox.control import SandboxStatus
 from atomic.core.settings import Settings
 from atomic.core.tools.base import EditorFiles, FileChange, ToolError
 from atomic.core.trust import HOW_TO_TRUST, ProjectTrust, trust_change_message
@@ -134,6 +135,7 @@ __all__ = [
     "ProviderAuth",
     "QueueSnapshot",
     "SessionOptions",
+    "SandboxStatus",
     "SessionState",
     "SessionStats",
     "SessionSummary",

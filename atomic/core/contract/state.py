@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from atomic.core.model_types import Model
+from atomic.core.sandbox.control import SandboxStatus
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,7 @@ class SessionState:
     pending_message_count: int  # steering plus follow-up messages waiting
     permission_mode: str  # "ask" | "accept-edits" | "yolo"
     model_fallback: ModelFallback | None  # set while the saved default model blocks prompts
+    sandbox: SandboxStatus | None = None  # the model's commands' sandbox (an Atomic addition to get_state)
 
 
 @dataclass(frozen=True)

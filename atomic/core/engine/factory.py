@@ -11,6 +11,8 @@ from atomic.core.engine.session import AgentSession
 from atomic.core.paths import agent_dir as default_agent_dir
 from atomic.core.paths import default_session_dir
 from atomic.core.permissions import parse_mode
+from atomic.core.sandbox.policy import parse_sandbox_mode
+from atomic.core.sandbox.probe import shared_probe
 from atomic.core.session.listing import find_session, list_sessions
 from atomic.core.session.store import SessionStore
 from atomic.core.settings import SettingsManager
@@ -184,6 +186,13 @@ async def create_session(options: SessionOptions) -> AgentSession:
         )
     except ValueError as exc:
         raise StartupError(str(exc)) from exc
+    if session.sandbox.policy().active:
+        shared_probe()  # started now, it is done by the time the first command or get_state asks
+    if options.sandbox_mode is not None:
+        try:
+            session.sandbox.mode_override = parse_sandbox_mode(options.sandbox_mode)
+        except ValueError as exc:
+            raise StartupError(str(exc)) from exc
     _load_resources(session, options)
     start_mcp(session, options)
     session.reload_context()

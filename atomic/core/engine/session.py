@@ -40,6 +40,7 @@ from atomic.core.messages import (
 from atomic.core.model_types import Model
 from atomic.core.permissions import ApprovalRequest, Decision, PermissionPolicy, parse_mode
 from atomic.core.providers.base import StreamRequest, ToolSpec
+from atomic.core.sandbox.control import SandboxControl
 from atomic.core.session.context import ContextItem, SessionContext, build_context
 from atomic.core.session.store import SessionStore
 from atomic.core.settings import Settings, SettingsManager
@@ -116,6 +117,8 @@ class AgentSession:
         # Approvals go through the extension UI's confirm dialog (RPC clients, the TUI) unless a
         # frontend installs its own approver (ACP's session/request_permission).
         self.permissions = PermissionPolicy(approver=self._approve_through_ui)
+        # The model's commands run in it (atomic/core/sandbox); the factory applies `--sandbox`.
+        self.sandbox = SandboxControl(lambda: self.settings_manager.settings.sandbox, cwd)
         # Set by a frontend whose client edits files itself (ACP's fs methods).
         self.editor_files: EditorFiles | None = None
         self._run_task: asyncio.Task[Any] | None = None
@@ -451,6 +454,7 @@ class AgentSession:
             supports_images=bool(model and model.supports_images()) and not self.settings.images.block_images,
             env=env,
             editor_files=self.editor_files,
+            sandbox=self.sandbox.for_tools(),
         )
 
     def fill_cost(self, usage: Usage) -> None:

@@ -10,9 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from atomic.core.messages import ImageContent, TextContent
+
+if TYPE_CHECKING:
+    from atomic.core.sandbox.command import CommandSandbox
 
 
 class ToolError(Exception):
@@ -68,6 +71,8 @@ class ToolContext:
     supports_images: bool = True
     env: dict[str, str] = field(default_factory=dict)
     editor_files: EditorFiles | None = None
+    # The sandbox for commands and for the write/edit tools' paths (None: none, as in a bare ToolContext).
+    sandbox: CommandSandbox | None = None
 
     def editor_for(self, path: Path) -> EditorFiles | None:
         """The editor's view of `path` when a frontend offers one that covers it."""
