@@ -21,6 +21,7 @@ from pathlib import Path
 
 from atomic.core.sandbox.policy import SandboxPolicy
 
+
 def _depth(path: Path) -> int:
     return len(path.parts)
 
