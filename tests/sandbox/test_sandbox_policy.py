@@ -201,3 +201,11 @@ def test_the_filter_refuses_unix_sockets_and_io_uring_only(machine: str, arch: i
 
 def test_no_filter_is_guessed_for_an_unknown_machine() -> None:
     assert no_unix_sockets_filter("mips") is None
+
+
+def test_the_cli_flag_offers_exactly_the_settings_modes() -> None:
+    from atomic.cli import build_parser
+    from atomic.core.sandbox.policy import SANDBOX_MODES
+
+    [action] = [a for a in build_parser()._actions if "--sandbox" in a.option_strings]
+    assert tuple(action.choices or ()) == SANDBOX_MODES

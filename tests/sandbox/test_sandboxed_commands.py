@@ -267,3 +267,40 @@ async def test_abort_ends_the_sandbox_and_everything_in_it(make_session: Any) ->
     assert _processes_with("bwrap") == [] or all(
         marker.encode() not in open(f"/proc/{pid}/cmdline", "rb").read() for pid in _processes_with("bwrap")
     )
+
+
+RUNNER_TOOL = """
+    from atomic.core.sandbox.command import run_tool_command
+
+    def activate(atomic):
+        async def execute(call_id, args, ctx):
+            out = []
+            result, sandboxed = await run_tool_command(
+                args["command"], ctx.cwd, ctx.sandbox, on_output=lambda _channel, text: out.append(text)
+            )
+            return f"exit={result.exit_code} sandboxed={sandboxed} " + "".join(out)
+
+        atomic.register_tool(
+            "runner", "Run a command.",
+            {"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]},
+            execute,
+        )
+"""
+
+
+async def test_extension_tools_using_the_shell_runner_are_sandboxed(make_session: Any, tmp_path: Path,
+                                                                    outside: Path) -> None:
+    from tests.sandbox.conftest import results
+    from tests.support import write_extension
+
+    path = write_extension(tmp_path / "ext", "runner.py", RUNNER_TOOL)
+    script = [
+        {"toolCalls": [{"name": "runner", "arguments": {"command": f"echo x > {outside}/ext.txt"}, "id": "r1"}]},
+        {"text": "done"},
+    ]
+    session, _provider, _rec = await make_session(script, extensions=[str(path)])
+    await session.prompt("go")
+    await session.wait_idle()
+    [(_error, text)] = results(session)
+    assert text.startswith("exit=1 sandboxed=True") and "Read-only file system" in text
+    assert not (outside / "ext.txt").exists()
