@@ -31,3 +31,18 @@ async def test_without_support_commands_run_and_get_state_says_unavailable(start
     await client.prompt("go")
     await client.wait_idle()
     assert (work_dir / "ran.txt").read_text() == "ran\n"
+
+
+@needs_sandbox
+async def test_the_users_own_bash_command_is_not_sandboxed(start_rpc: Any, tmp_path: Path) -> None:
+    import shutil
+    import tempfile
+
+    outside = Path(tempfile.mkdtemp(prefix="atomic-rpc-bash-", dir="/var/tmp"))
+    try:
+        client = await start_rpc([])
+        response = await client.request({"type": "bash", "command": f"echo mine > {outside}/user.txt"})
+        assert response["success"] is True and response["data"]["exitCode"] == 0
+        assert (outside / "user.txt").read_text() == "mine\n"
+    finally:
+        shutil.rmtree(outside, ignore_errors=True)

@@ -162,6 +162,8 @@ def _load_resources(session: AgentSession, options: SessionOptions) -> None:
 async def create_session(options: SessionOptions) -> AgentSession:
     cwd = options.cwd.resolve()
     agent = options.agent_dir or default_agent_dir()
+    # The sandbox's probe runs a process: started first, it overlaps the rest of start-up.
+    shared_probe()
     from atomic.core.engine.project_trust import decide_project_trust, start_extensions, start_mcp
 
     # Trust is decided first: until then (and when untrusted) the project's settings file is not merged.
@@ -186,8 +188,6 @@ async def create_session(options: SessionOptions) -> AgentSession:
         )
     except ValueError as exc:
         raise StartupError(str(exc)) from exc
-    if session.sandbox.policy().active:
-        shared_probe()  # started now, it is done by the time the first command or get_state asks
     if options.sandbox_mode is not None:
         try:
             session.sandbox.mode_override = parse_sandbox_mode(options.sandbox_mode)
