@@ -274,6 +274,8 @@ async def run_shell(
         asyncio.create_task(_pump(stderr, "stderr", on_output)),
     ]
     try:
+        if launch is not None:
+            await launch.ready()
         try:
             await asyncio.wait_for(running.exited.wait(), timeout_s)
         except TimeoutError:

@@ -101,7 +101,7 @@ async def test_a_missing_mcp_json_or_atomic_folder_cannot_be_created_and_leaves_
         "mkdir -p .atomic/extensions && echo 'import os' > .atomic/extensions/evil.py",
         "echo ok > normal.txt",
     )
-    assert [error for error, _ in found] == [True, True, False]
+    assert [error for error, _ in found] == [True, True, False], found
     assert sorted(p.name for p in workdir.iterdir()) == ["normal.txt"]
     assert "The sandbox was in the way" in found[0][1]
 
@@ -304,3 +304,21 @@ async def test_extension_tools_using_the_shell_runner_are_sandboxed(make_session
     [(_error, text)] = results(session)
     assert text.startswith("exit=1 sandboxed=True") and "Read-only file system" in text
     assert not (outside / "ext.txt").exists()
+
+
+async def test_a_background_process_cannot_create_a_protected_name_after_its_command_ended(
+    make_session: Any, workdir: Path
+) -> None:
+    attack = "(sleep 1; echo evil > .mcp.json; mkdir .atomic; echo tried > tried.txt) > /dev/null 2>&1 &"
+    _session, found = await run_commands(make_session, attack)
+    assert found[0][0] is False
+    deadline = time.monotonic() + 15
+    while not (workdir / "tried.txt").exists():
+        assert time.monotonic() < deadline, "the background process never finished"
+        await asyncio.sleep(0.05)
+    while (workdir / ".mcp.json").is_dir() or (workdir / ".atomic").is_dir():
+        # The placeholders go once the sandbox is empty: never a file or folder of the command's.
+        assert not (workdir / ".mcp.json").is_file()
+        assert time.monotonic() < deadline, "the placeholders were never removed"
+        await asyncio.sleep(0.05)
+    assert sorted(p.name for p in workdir.iterdir()) == ["tried.txt"]

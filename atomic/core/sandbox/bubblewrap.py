@@ -13,12 +13,10 @@ filter of seccomp.py.
 
 from __future__ import annotations
 
-import contextlib
-import os
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 
+from atomic.core.sandbox.placeholders import LINGERING, PLACEHOLDERS
 from atomic.core.sandbox.policy import SandboxPolicy
 
 
@@ -30,58 +28,17 @@ def _inside_any(path: Path, roots: Sequence[Path]) -> bool:
     return any(path == root or root in path.parents for root in roots)
 
 
-class Placeholders:
-    """Empty stand-ins for protected paths that do not exist yet.
-
-    A mount needs something to mount on: to keep a command from *creating* `.mcp.json` or `.atomic/`,
-    an empty folder is put there for the command's lifetime and bound read-only (a folder even for a
-    file's name: git ignores empty folders, so `git add -A` in the command cannot pick it up). It is
-    removed when the last command using it ends, if it is still empty. Counted per process, because
-    tool calls run concurrently.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._users: dict[Path, int] = {}
-
-    def hold(self, path: Path) -> bool:
-        """Make `path` exist; True when it exists now (made here or already there)."""
-        with self._lock:
-            if path in self._users:
-                self._users[path] += 1
-                return True
-            if os.path.lexists(path):
-                return True
-            if not path.parent.is_dir():
-                return False
-            try:
-                path.mkdir()
-            except OSError:
-                return os.path.lexists(path)
-            self._users[path] = 1
-            return True
-
-    def release(self, path: Path) -> None:
-        with self._lock:
-            count = self._users.get(path)
-            if count is None:
-                return
-            if count > 1:
-                self._users[path] = count - 1
-                return
-            del self._users[path]
-            with contextlib.suppress(OSError):
-                path.rmdir()  # fails, and so keeps it, when something was put inside
-
-
-PLACEHOLDERS = Placeholders()
-
-
 class BubblewrapCommand:
-    """The argv for one command, and the placeholders it holds until `release()`."""
+    """The argv for one command, and the placeholders it holds until `release()`.
+
+    When it holds placeholders (placeholders.py), bubblewrap also reports its child's pid
+    (`--info-fd`) and holds the child before exec (`--block-fd`) until `Launch.ready` has read which
+    mount namespace the command runs in: its placeholders are released only once that is empty.
+    """
 
     def __init__(self, bwrap: str, policy: SandboxPolicy, command: Sequence[str | bytes], seccomp_fd: int | None):
         self.held: list[Path] = []
+        self.namespace: str | None = None
         self.argv: list[str | bytes] = [
             bwrap,
             "--unshare-user",
@@ -109,17 +66,37 @@ class BubblewrapCommand:
         for protected in sorted(policy.protected, key=_depth):
             if not _inside_any(protected, roots):
                 continue  # read-only already
-            if not PLACEHOLDERS.hold(protected):
+            held = PLACEHOLDERS.hold(protected)
+            if held is None:
                 continue  # its folder is missing (no .git): nothing there to protect
-            self.held.append(protected)
+            if held:
+                self.held.append(protected)
             self.argv += ["--ro-bind", str(protected), str(protected)]
         if not policy.network:
             self.argv.append("--unshare-net")
             if seccomp_fd is not None:
                 self.argv += ["--seccomp", str(seccomp_fd)]
-        self.argv += ["--chdir", str(policy.cwd), "--", *command]
+        self._tail: list[str | bytes] = ["--chdir", str(policy.cwd), "--", *command]
+
+    @property
+    def full_argv(self) -> list[str | bytes]:
+        return [*self.argv, *self._tail]
+
+    def watch_with(self, info_fd: int, block_fd: int) -> None:
+        self.argv += ["--info-fd", str(info_fd), "--block-fd", str(block_fd)]
 
     def release(self) -> None:
-        for path in self.held:
-            PLACEHOLDERS.release(path)
-        self.held = []
+        """The command has ended: its placeholders go once nothing of it is left running."""
+        held, self.held = self.held, []
+        if not held:
+            return
+
+        def release_all() -> None:
+            for path in held:
+                PLACEHOLDERS.release(path)
+
+        if self.namespace is None:
+            release_all()  # the command was never let run: nothing can use them
+        elif self.namespace:
+            LINGERING.release_when_empty(self.namespace, release_all)
+        # else: where the command ran is unknown, so they stay (empty folders) rather than be lifted early
