@@ -125,7 +125,13 @@ async def main() -> None:
     async def bwrap_alone() -> None:
         launch = sandboxed_launch(policy, support, list(shell))
         try:
-            await _spawn(launch.argv, cwd, pass_fds=launch.pass_fds)
+            process = await asyncio.create_subprocess_exec(
+                *launch.argv, cwd=cwd, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE, start_new_session=True, pass_fds=launch.pass_fds,
+            )
+            launch.started()
+            await launch.ready()  # bubblewrap holds the command until its namespace is noted
+            await process.communicate()
         finally:
             launch.finished()
 
