@@ -31,11 +31,13 @@ async def _prepare(host: LoopHost, call: ToolCall) -> tuple[dict[str, Any], str 
         if isinstance(result, dict) and result.get("block"):
             return args, str(result.get("reason") or "Tool execution was blocked")
     # Asked after extensions had their say, so the person approves the arguments that will run.
+    tool = host.find_tool(call.name)
+    read_only = tool.read_only if tool is not None else True
     if wants_escalation(call.name, payload["input"]) and host.sandbox.policy().active:
         escalation = host.sandbox.policy().escalation
         refused = await review_escalation(host.permissions, escalation, call.id, payload["input"])
     else:
-        refused = await host.permissions.check(call.id, call.name, payload["input"])
+        refused = await host.permissions.check(call.id, call.name, payload["input"], read_only)
     return payload["input"], refused
 
 

@@ -40,7 +40,9 @@ from atomic.core.permissions import (
     ApprovalRequest,
     Approver,
     Decision,
+    ListedRule,
     PermissionMode,
+    RuleList,
     needs_approval,
 )
 from atomic.core.sandbox.control import SandboxStatus
@@ -123,6 +125,7 @@ __all__ = [
     "FileChange",
     "ForkMessage",
     "ForkResult",
+    "ListedRule",
     "LogoutResult",
     "McpServerStatus",
     "Model",
@@ -134,6 +137,7 @@ __all__ = [
     "PromptRejected",
     "ProviderAuth",
     "QueueSnapshot",
+    "RuleList",
     "SessionOptions",
     "SandboxStatus",
     "SessionState",

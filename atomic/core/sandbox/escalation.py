@@ -32,7 +32,7 @@ async def review_escalation(
     """None when the call may run outside the sandbox; otherwise why not (the model reads it)."""
     # The permission rules first, their question answered by the one asked below.
     probe = dataclasses.replace(permissions, approver=_granted_by_the_question_below)
-    refused = await probe.check(tool_call_id, "bash", args)
+    refused = await probe.check(tool_call_id, "bash", args, False)
     if refused is not None:
         return refused
     command = str(args.get("command", "")).strip()
@@ -42,9 +42,12 @@ async def review_escalation(
             "Nothing was run; the command can run inside the sandbox (without \"sandbox\": false)."
         )
     request = dataclasses.replace(
-        permissions.request_for(tool_call_id, "bash", args),
+        permissions.request_for(tool_call_id, "bash", args, False),
         title=f"Run `{command}` OUTSIDE the sandbox (unrestricted writes and network)",
-        command_prefix=None,  # an escalation is never remembered
+        # An escalation is never remembered: "always" counts as once.
+        command_prefix=None,
+        always_rules=(),
+        asked_because="the model asked to run this one command without the sandbox",
     )
     decision = await permissions.approver(request) if permissions.approver is not None else None
     if decision is None:
