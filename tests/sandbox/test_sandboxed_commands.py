@@ -322,3 +322,14 @@ async def test_a_background_process_cannot_create_a_protected_name_after_its_com
         assert time.monotonic() < deadline, "the placeholders were never removed"
         await asyncio.sleep(0.05)
     assert sorted(p.name for p in workdir.iterdir()) == ["tried.txt"]
+
+
+async def test_the_secret_filter_holds_inside_the_sandbox(make_session: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DEPLOY_TOKEN", "s3cret")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    monkeypatch.setenv("PLAIN_SETTING", "kept")
+    _session, found = await run_commands(
+        make_session, 'echo "${DEPLOY_TOKEN:-absent} ${ANTHROPIC_API_KEY:-absent} $PLAIN_SETTING"'
+    )
+    assert found[0][0] is False and found[0][1].strip() == "absent absent kept"
+    assert "s3cret" not in found[0][1]

@@ -22,14 +22,20 @@ def _edit(path: str, call_id: str) -> dict[str, Any]:
     return {"toolCalls": [{"name": "edit", "arguments": {"path": path, "edits": edits}, "id": call_id}]}
 
 
+async def _yes(_request: Any) -> str:
+    return "allow_once"
+
+
 async def _run(make_session: Any, turns: list[dict[str, Any]], **options: Any) -> tuple[Any, list[tuple[bool, str]]]:
+    """Every approval the permission mode asks for is given: what stops a write here is the sandbox."""
     session, _provider, _rec = await make_session([*turns, {"text": "done"}], **options)
+    session.permissions.approver = _yes
     await session.prompt("go")
     await session.wait_idle()
     return session, results(session)
 
 
-@pytest.mark.parametrize("mode", ["yolo", "accept-edits"])
+@pytest.mark.parametrize("mode", ["yolo", "accept-edits", "ask"])
 async def test_write_and_edit_refuse_paths_outside_the_roots(make_session: Any, workdir: Path, outside: Path,
                                                              mode: str) -> None:
     (outside / "victim.txt").write_text("original\n")
