@@ -16,7 +16,7 @@ from atomic.core.private_files import ensure_private_dir
 from atomic.core.sandbox.policy import parse_sandbox_mode
 from atomic.core.sandbox.probe import shared_probe
 from atomic.core.session.listing import find_session, list_sessions
-from atomic.core.session.store import SessionStore
+from atomic.core.session.store import SessionFileError, SessionStore
 from atomic.core.settings import SettingsManager
 
 
@@ -48,12 +48,13 @@ def _open_store(options: SessionOptions, session_dir: Path | None, cwd: Path) ->
         path = find_session(options.session, lookup_dir)
         if path is None:
             raise StartupError(f"No session found for --session {options.session}")
-        return SessionStore.open(path), True
+        return SessionStore.open(path, cwd), True
     if options.continue_recent and session_dir is not None:
         for info in list_sessions(session_dir):
             try:
-                return SessionStore.open(info.path), True
-            except Exception:
+                # A damaged file opens too (recovered, with a backup): only an unreadable one is passed over.
+                return SessionStore.open(info.path, cwd), True
+            except SessionFileError:
                 continue
     return SessionStore.create(session_dir, cwd), False
 
@@ -204,6 +205,7 @@ async def create_session(options: SessionOptions) -> AgentSession:
     session.reload_context()
     if resumed:
         session.restore_model_from_session()
+        session.restore_queue()
         if session.model is not None:
             # The resumed session's own model is used, not the saved default.
             session.models.clear_block()
