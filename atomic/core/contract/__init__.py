@@ -57,6 +57,7 @@ from atomic.core.tools.base import EditorFiles, FileChange, ToolError
 from atomic.core.trust import HOW_TO_TRUST, ProjectTrust, trust_change_message
 
 if TYPE_CHECKING:
+    from atomic.core.contract.logins import SubscriptionLogin, subscription_logins
     from atomic.core.contract.records import (
         AuthStatus,
         CommandInfo,
@@ -85,7 +86,10 @@ if TYPE_CHECKING:
         session_folder,
     )
     from atomic.core.mcp.acp_servers import parse_acp_servers
+    from atomic.core.oauth.base import LoginCancelled, LoginError, LoginPrompts
     from atomic.core.project_offer import ProjectOffer
+    from atomic.core.tools.todo import TodoItem
+    from atomic.core.web_sources import WebSource, web_sources
 
 # Loaded on first use (PEP 562), not at start-up: the RPC server's first answer needs none of them,
 # and defining the records alone took about 5% of the time from start to that answer.
@@ -98,6 +102,10 @@ _LAZY_MODULES = {
     "atomic.core.contract.sessions": "find_session_file has_usable_model list_session_summaries session_folder",
     "atomic.core.mcp.acp_servers": "parse_acp_servers",
     "atomic.core.project_offer": "ProjectOffer",
+    "atomic.core.tools.todo": "TodoItem",
+    "atomic.core.web_sources": "WebSource web_sources",
+    "atomic.core.oauth.base": "LoginCancelled LoginError LoginPrompts",
+    "atomic.core.contract.logins": "SubscriptionLogin subscription_logins",
 }
 _LAZY = {name: module for module, names in _LAZY_MODULES.items() for name in names.split()}
 
@@ -132,6 +140,9 @@ __all__ = [
     "ForkMessage",
     "ForkResult",
     "ListedRule",
+    "LoginCancelled",
+    "LoginError",
+    "LoginPrompts",
     "LogoutResult",
     "McpServerStatus",
     "Model",
@@ -151,6 +162,7 @@ __all__ = [
     "SessionStats",
     "SessionSummary",
     "SessionTree",
+    "SubscriptionLogin",
     "Settings",
     "SkippedResources",
     "StartupError",
@@ -158,6 +170,7 @@ __all__ = [
     "StoredTree",
     "StreamingBehavior",
     "ThinkingLevelChange",
+    "TodoItem",
     "TokenTotals",
     "ToolError",
     "TreeNode",
@@ -165,13 +178,16 @@ __all__ = [
     "TrustStatus",
     "UiAnswer",
     "UiAnswerError",
+    "WebSource",
     "check_answer",
     "find_session_file",
     "has_usable_model",
     "list_session_summaries",
     "needs_approval",
     "open_engine",
+    "web_sources",
     "parse_acp_servers",
     "session_folder",
+    "subscription_logins",
     "trust_change_message",
 ]

@@ -91,6 +91,7 @@ def _reasoning_item(block: ThinkingContent) -> dict[str, Any] | None:
 
 
 def _assistant_items(message: AssistantMessage, request: StreamRequest) -> list[dict[str, Any]]:
+    # The api of the model asked (openai-responses, or the Codex endpoint that speaks the same items).
     same_model = from_same_model(message, request.model.api, request.model.id, request.model.provider)
     reasoning = (
         [_reasoning_item(b) for b in message.content if isinstance(b, ThinkingContent)] if same_model else []
@@ -192,6 +193,10 @@ def build_body(request: StreamRequest) -> dict[str, Any]:
         # Nothing is stored server-side (store: false): reasoning only survives to the next call as
         # encrypted content, even when the level is off and the model reasons anyway.
         body["include"] = ["reasoning.encrypted_content"]
+    if request.web_search:
+        # The Responses API's hosted search; the sources are asked for so the transcript can name them.
+        body.setdefault("tools", []).append({"type": "web_search"})
+        body["include"] = [*body.get("include", []), "web_search_call.action.sources"]
     return body
 
 
