@@ -27,7 +27,7 @@ from atomic.tui.editor import PromptEditor, split_pastes
 from atomic.tui.events_bridge import EventBridge
 from atomic.tui.extension_ui import ExtensionUiPresenter
 from atomic.tui.find_bar import FindBar
-from atomic.tui.footer import ExtensionWidgets, QueuePanel, StatusFooter, WorkingIndicator
+from atomic.tui.footer import ExtensionWidgets, QueuePanel, StatusFooter, WorkingIndicator, sandbox_label
 from atomic.tui.formatting import read_git_branch, tilde
 from atomic.tui.host import AppHost
 from atomic.tui.input_flow import InputFlow, session_prompts
@@ -255,6 +255,7 @@ class AtomicApp(AppHost):
         if session is None:
             return
         self.footer.set_location(session.cwd, self.git_branch, session.session_name)
+        self.footer.set_sandbox(sandbox_label(session.sandbox_status()))
         self.refresh_model()
         self.footer.set_stats(session.session_stats())
         self.refresh_permission_mode()
@@ -301,6 +302,9 @@ class AtomicApp(AppHost):
             self.conversation.add(StartupHeader("\n".join(lines)))
         for warning in [*session.startup_warnings, *self.key_warnings]:
             self.renderer.note(warning, "warning")
+        sandbox_notice = session.sandbox_notice()
+        if sandbox_notice is not None:
+            self.renderer.note(sandbox_notice, "warning")
         if session.model is None:
             guide = session.no_model_guide().replace(str(self.agent_dir), tilde(self.agent_dir))
             # Said from inside Atomic: "start `atomic` and type /login" would send the user in a circle.
