@@ -237,3 +237,13 @@ class SessionChanged(Event):
     type: Literal["session_changed"] = "session_changed"
     reason: str
     session_file: str | None = None
+
+
+class CheckpointCreated(Event):
+    """The project's files were recorded (before a prompt's first writing tool call, or before a
+    restore: then `entry_id` is None)."""
+
+    type: Literal["checkpoint_created"] = "checkpoint_created"
+    checkpoint_id: str
+    entry_id: str | None = None
+    _keep_null: ClassVar[frozenset[str]] = frozenset({"entryId"})

@@ -111,6 +111,25 @@ class McpSettings(_Section):
     tool_search: Literal["auto", "always", "never"] = Field(default="auto", alias="toolSearch")
 
 
+class CheckpointSettings(_Section):
+    enabled: bool = Field(
+        default=True,
+        description="Record the project's files before each prompt's first change, so it can be undone",
+    )
+    max_file_bytes: int = Field(
+        default=10 * 1024 * 1024,
+        alias="maxFileBytes",
+        ge=0,
+        description="Files bigger than this are left out of checkpoints (and listed as skipped)",
+    )
+    keep_days: int = Field(
+        default=30,
+        alias="keepDays",
+        gt=0,
+        description="Checkpoints older than this many days are pruned",
+    )
+
+
 class Settings(_Section):
     default_provider: str | None = Field(default=None, alias="defaultProvider")
     default_model: str | None = Field(default=None, alias="defaultModel")
@@ -195,6 +214,7 @@ class Settings(_Section):
         json_schema_extra=_shown("Animations", "bool"),
     )
     mcp: McpSettings = Field(default_factory=McpSettings)
+    checkpoints: CheckpointSettings = Field(default_factory=CheckpointSettings)
     permission_mode: Literal["ask", "accept-edits", "yolo"] | None = Field(default=None, alias="permissionMode")
 
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from atomic.core.agent.loop import AgentRun
 from atomic.core.agent.queues import MessageQueue, QueuedMessage
+from atomic.core.checkpoints.manager import Checkpoints
 from atomic.core.engine import session_stats as stats
 from atomic.core.engine.bash_runner import BashRunner, ChunkCallback
 from atomic.core.engine.compaction_runner import CompactionRunner
@@ -36,6 +37,7 @@ from atomic.core.messages import (
     ImageContent,
     ToolResultMessage,
     Usage,
+    UserMessage,
 )
 from atomic.core.model_types import Model
 from atomic.core.permissions import ApprovalRequest, Decision, PermissionPolicy, parse_mode
@@ -125,6 +127,8 @@ class AgentSession:
         self.startup_warnings: list[str] = []
         self._notices_shown: set[str] = set()
         self.compaction = CompactionRunner(self)
+        # The project's files before each prompt's first change (atomic/core/checkpoints).
+        self.checkpoints = Checkpoints(self)
         # Prompt templates and skills, and the loaded extensions (the factory installs both).
         self.resources: ResourceCatalog | None = None
         self.extensions: ExtensionRuntime | None = None
@@ -371,6 +375,8 @@ class AgentSession:
     def record_message(self, message: Any) -> None:
         entry = self.store.append("message", message=message.to_wire())
         self.context_items.append(ContextItem(entry["id"], message))
+        if isinstance(message, UserMessage) and self._current_run is not None:
+            self.checkpoints.user_message_stored(entry["id"])
         if isinstance(message, AssistantMessage) and message.usage.total_tokens and message.stop_reason not in (
             "error",
             "aborted",
@@ -433,6 +439,9 @@ class AgentSession:
         if name in self.active_tool_names:
             return self.tools.get(name)
         return self.mcp.find_tool(name) if self.mcp is not None else None
+
+    async def before_tool(self, tool: Tool) -> None:
+        await self.checkpoints.before_tool(tool)
 
     def tool_context(self, on_update: Callable[[ToolOutput], None]) -> ToolContext:
         model = self.model
@@ -554,6 +563,7 @@ class AgentSession:
                 # Yield once: whoever started the run (the RPC `prompt` handler) answers before the run's
                 # first step builds and sends the request.
                 await asyncio.sleep(0)
+                self.checkpoints.begin_run()
                 if self.hooks.has("before_agent_start"):
                     await self._before_agent_start(pending)
                 await run.run(pending)
