@@ -228,14 +228,20 @@ async def test_disabled_checkpoints_record_nothing_and_commands_say_so(
         await session.checkpoints.listed()
 
 
-async def test_a_read_only_run_waits_for_nothing_and_still_gets_its_checkpoint(
-    make_session: SessionMaker, workdir: Path
-) -> None:
+async def test_a_run_that_only_reads_records_no_checkpoint(make_session: SessionMaker, workdir: Path) -> None:
     (workdir / "a.txt").write_text("x\n")
-    session, _provider, _recorder = await make_session(
-        [{"toolCalls": [{"name": "read", "arguments": {"path": "a.txt"}}]}, {"text": "ok"}]
-    )
+    script = [
+        {"toolCalls": [{"name": "read", "arguments": {"path": "a.txt"}}]},
+        {"text": "ok"},
+        write_call("a.txt", "y\n"),
+        {"text": "written"},
+    ]
+    session, _provider, _recorder = await make_session(script)
     await prompt_and_wait(session, "look")
-    [checkpoint] = entries.recorded(session.store)
+    assert entries.recorded(session.store) == []
+    await prompt_and_wait(session, "now write")
     listed = await session.checkpoints.listed()
-    assert [(c.checkpoint_id, c.files, c.text) for c in listed] == [(checkpoint.checkpoint_id, 0, "look")]
+    assert [(c.text, c.files, c.kind) for c in listed] == [("now write", 1, "prompt")]
+    # Code before the read-only prompt is the state the next checkpoint recorded.
+    look = next(r.id for r in session.store.records if entries.is_user_message(r))
+    assert session.checkpoints.checkpoint_for_prompt(look) == listed[0].checkpoint_id

@@ -5,11 +5,10 @@ from __future__ import annotations
 import difflib
 import os
 from dataclasses import dataclass
-from typing import Literal
 
+from atomic.core.checkpoints.records import FileStatus
 from atomic.core.checkpoints.store import CheckpointStore, DamagedCopy, Manifest
 
-FileStatus = Literal["added", "modified", "deleted"]
 # Bigger files are listed but not diffed (difflib's cost grows with the square of the lines).
 MAX_DIFF_BYTES = 1_000_000
 

@@ -1,23 +1,25 @@
 """`Checkpoints`: the session's component that takes, lists, compares and restores checkpoints.
 
-When a run starts, the state of the project's files is taken in a worker thread while the model
-streams; the first tool call that could write (anything but the read-only built-ins) waits for it,
-so the checkpoint always holds the files as they were before the run changed any. Its `custom`
-entry is appended once the run's user message is stored. A later prompt of the same run (steering,
-a follow-up) gets its checkpoint on demand before its first writing tool call.
+When a run starts, the state of the project's files is scanned in a worker thread while the model
+streams. The first tool call that could write (anything but the read-only built-ins) waits for
+that scan and makes it the prompt's checkpoint: its manifest is saved and its `custom` entry
+appended then, so it holds the files as they were before the run changed any, and a run that only
+reads records nothing. A later prompt of the same run (steering, a follow-up) gets its checkpoint
+on demand before its first writing tool call.
 
 All file work runs in threads (`asyncio.to_thread`): the event loop keeps answering meanwhile.
+The session builds this component on first use (a run, a command), so start-up never imports it;
+the store, scanning and restoring modules are imported when the first file work happens.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING
 
 from atomic.core.checkpoints import entries
-from atomic.core.checkpoints.diff import changes, unified_diff
+from atomic.core.checkpoints.host import CheckpointHost
 from atomic.core.checkpoints.records import (
     ChangedFile,
     CheckpointDiff,
@@ -27,14 +29,14 @@ from atomic.core.checkpoints.records import (
     RewindPoint,
     SkippedFile,
 )
-from atomic.core.checkpoints.restore import restore
-from atomic.core.checkpoints.snapshot import Snapshotter
-from atomic.core.checkpoints.store import CheckpointMissing, CheckpointStore, Manifest
-from atomic.core.events import CheckpointCreated, Event
+from atomic.core.events import CheckpointCreated
 from atomic.core.messages import UserMessage, user_text
 from atomic.core.session.store import SessionStore
-from atomic.core.settings import Settings
 from atomic.core.tools.base import Tool
+
+if TYPE_CHECKING:
+    from atomic.core.checkpoints.snapshot import Snapshotter
+    from atomic.core.checkpoints.store import Manifest
 
 DISABLED = "Checkpoints are disabled (settings: checkpoints.enabled)"
 MANIFEST_CACHE_SIZE = 64
@@ -52,26 +54,6 @@ def may_change_files(tool: Tool) -> bool:
     return not isinstance(tool, ReadTool | GrepTool | FindTool | LsTool | McpToolSearch)
 
 
-class CheckpointHost(Protocol):
-    @property
-    def cwd(self) -> Path: ...
-    @property
-    def agent_dir(self) -> Path: ...
-    @property
-    def settings(self) -> Settings: ...
-    @property
-    def store(self) -> SessionStore: ...
-    @property
-    def is_streaming(self) -> bool: ...
-    @property
-    def is_compacting(self) -> bool: ...
-    @property
-    def is_bash_running(self) -> bool: ...
-
-    def emit(self, event: Event) -> None: ...
-    def notify_once(self, key: str, message: str) -> None: ...
-
-
 def first_line(store: SessionStore, entry_id: str | None) -> str:
     record = store.by_id.get(entry_id) if entry_id else None
     if record is None or not entries.is_user_message(record):
@@ -84,10 +66,10 @@ class Checkpoints:
     def __init__(self, host: CheckpointHost) -> None:
         self._host = host
         self._snapshotter: Snapshotter | None = None
-        # The run's first checkpoint, started with the run (None once recorded or when disabled).
+        # The scan started with the run, for its first user message (`_early_for`) until a writing
+        # tool call makes it that prompt's checkpoint.
         self._early: asyncio.Task[Manifest] | None = None
-        # Appends the early checkpoint's entry once the run's user message is stored.
-        self._recording: asyncio.Task[None] | None = None
+        self._early_for: str | None = None
         self._prompt_entry: str | None = None  # the latest user message of the running run
         self._checkpointed: set[str] = set()  # user messages of this run that have a checkpoint
         self._write_gate = asyncio.Lock()
@@ -104,6 +86,9 @@ class Checkpoints:
     def _snap(self) -> Snapshotter:
         settings = self._host.settings.checkpoints
         if self._snapshotter is None:
+            from atomic.core.checkpoints.snapshot import Snapshotter
+            from atomic.core.checkpoints.store import CheckpointStore
+
             cwd = self._host.cwd
             store = CheckpointStore.for_project(self._host.agent_dir, cwd)
             self._snapshotter = Snapshotter(str(cwd), store, settings.max_file_bytes)
@@ -112,13 +97,15 @@ class Checkpoints:
 
     def _take(self) -> Manifest:
         """A checkpoint, in the calling (worker) thread; prunes old ones once per process."""
-        snapshotter = self._snap()
-        manifest = snapshotter.scan(keep=True)
+        manifest = self._snap().scan(keep=True)
+        self._prune_once()
+        return manifest
+
+    def _prune_once(self) -> None:
         if not self._pruned:
             self._pruned = True
             with contextlib.suppress(OSError):
-                snapshotter.store.prune(self._host.settings.checkpoints.keep_days)
-        return manifest
+                self._snap().store.prune(self._host.settings.checkpoints.keep_days)
 
     def _record(self, store: SessionStore, manifest: Manifest, entry_id: str | None, kind: entries.CheckpointKind) -> None:
         self._manifests[manifest.checkpoint_id] = manifest
@@ -128,56 +115,54 @@ class Checkpoints:
     # -------------------------------------------------------------- during a run
 
     def begin_run(self) -> None:
-        """Start taking the files' state for the prompt that starts this run."""
+        """Start scanning the files for the prompt that starts this run (kept only if it writes)."""
         self._prompt_entry = None
+        self._early_for = None
         self._checkpointed = set()
-        self._early = asyncio.ensure_future(asyncio.to_thread(self._take)) if self.enabled else None
+        self._early = asyncio.ensure_future(asyncio.to_thread(self._scan_early)) if self.enabled else None
+
+    def _scan_early(self) -> Manifest:
+        # The copies are stored now, the manifest only if a writing tool call comes.
+        return self._snap().scan(keep=True, save=False)
 
     def user_message_stored(self, entry_id: str) -> None:
+        if self._prompt_entry is None and self._early is not None:
+            self._early_for = entry_id
         self._prompt_entry = entry_id
-        early = self._early
-        if early is None:
-            return
-        self._early = None
-        self._checkpointed.add(entry_id)
-        self._recording = asyncio.ensure_future(self._record_when_done(early, self._host.store, entry_id))
-
-    async def _record_when_done(self, task: asyncio.Task[Manifest], store: SessionStore, entry_id: str) -> None:
-        try:
-            manifest = await task
-        except Exception as exc:  # a failed checkpoint must never fail the prompt
-            self._host.notify_once(f"checkpoint-failed:{exc}", f"Checkpoint failed: {exc}")
-            return
-        # The session was replaced meanwhile: its file is not ours to append to any more.
-        if store is self._host.store:
-            self._record(store, manifest, entry_id, "prompt")
 
     async def before_tool(self, tool: Tool) -> None:
         """Called before every tool call runs: a writing tool waits for its prompt's checkpoint."""
         if not self.enabled or not may_change_files(tool):
             return
         async with self._write_gate:
-            recording = self._recording
-            if recording is not None:
-                await asyncio.shield(recording)
             entry_id = self._prompt_entry
             if entry_id is None or entry_id in self._checkpointed:
                 return
             self._checkpointed.add(entry_id)
             store = self._host.store
+            early, self._early = self._early, None
             try:
-                manifest = await asyncio.shield(asyncio.to_thread(self._take))
+                if early is not None and self._early_for == entry_id:
+                    manifest = await asyncio.shield(early)
+                    await asyncio.shield(asyncio.to_thread(self._save, manifest))
+                else:
+                    manifest = await asyncio.shield(asyncio.to_thread(self._take))
             except Exception as exc:  # the tool still runs; the user is told there is no way back
                 self._host.notify_once(f"checkpoint-failed:{exc}", f"Checkpoint failed: {exc}")
                 return
             if store is self._host.store:
                 self._record(store, manifest, entry_id, "prompt")
 
+    def _save(self, manifest: Manifest) -> None:
+        self._snap().store.save_manifest(manifest)
+        self._prune_once()
+
     async def settle(self) -> None:
-        """Wait until the last run's checkpoint is recorded (tests, shutdown)."""
-        if self._recording is not None:
+        """Wait for a scan started with the last run (tests; a restore waits for it anyway)."""
+        early = self._early
+        if early is not None:
             with contextlib.suppress(Exception):
-                await asyncio.shield(self._recording)
+                await asyncio.shield(early)
 
     # -------------------------------------------------------------- reading
 
@@ -186,6 +171,7 @@ class Checkpoints:
             raise CheckpointError(DISABLED)
 
     def _manifest(self, checkpoint_id: str) -> Manifest:
+        """A stored manifest (raises CheckpointMissing); they never change, so they are kept."""
         cached = self._manifests.get(checkpoint_id)
         if cached is None:
             cached = self._snap().store.load_manifest(checkpoint_id)
@@ -206,6 +192,9 @@ class Checkpoints:
         recorded = entries.recorded(store)
 
         def counts() -> list[tuple[entries.CheckpointEntry, int]]:
+            from atomic.core.checkpoints.diff import changes
+            from atomic.core.checkpoints.store import CheckpointMissing
+
             stored: list[tuple[entries.CheckpointEntry, Manifest]] = []
             for entry in recorded:
                 with contextlib.suppress(CheckpointMissing):
@@ -256,6 +245,9 @@ class Checkpoints:
         await self.settle()
 
         def compare() -> CheckpointDiff:
+            from atomic.core.checkpoints.diff import changes, unified_diff
+            from atomic.core.checkpoints.store import CheckpointMissing
+
             try:
                 old = self._manifest(checkpoint_id)
             except CheckpointMissing as exc:
@@ -307,6 +299,9 @@ class Checkpoints:
             await self.settle()
 
             def work() -> tuple[Manifest, RestoreResult]:
+                from atomic.core.checkpoints.restore import restore
+                from atomic.core.checkpoints.store import CheckpointMissing
+
                 try:
                     target = self._manifest(checkpoint_id)
                 except CheckpointMissing as exc:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from atomic.core.checkpoints.diff import FileStatus
+FileStatus = Literal["added", "modified", "deleted"]
 
 
 class CheckpointError(Exception):

@@ -60,9 +60,9 @@ class Snapshotter:
         assert self._cache is not None
         return self._cache
 
-    def scan(self, *, keep: bool) -> Manifest:
-        """The current state. With `keep`, every file's bytes are stored and the manifest saved
-        (a checkpoint); without, files are only hashed (to compare with a checkpoint)."""
+    def scan(self, *, keep: bool, save: bool = True) -> Manifest:
+        """The current state. With `keep`, every file's bytes are stored and (with `save`) the
+        manifest saved: a checkpoint. Without, files are only hashed (to compare with one)."""
         with self._lock:
             cache = self._seed_cache()
             manifest = Manifest(checkpoint_id=uuid7(), created=iso_now(), scanned_ns=time.time_ns())
@@ -97,7 +97,7 @@ class Snapshotter:
                 manifest.files[found.relative] = FileState(
                     digest, info.st_mode, len(data), info.st_mtime_ns, info.st_ctime_ns, info.st_ino
                 )
-            if keep:
+            if keep and save:
                 store.save_manifest(manifest)
             self._remember(manifest)
             return manifest

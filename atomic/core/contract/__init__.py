@@ -4,7 +4,8 @@
 - `open_engine(options)`: opens one (the factory behind it stays private to the engine).
 - sessions.py: what a frontend asks before an engine is open (stored sessions, usable models).
 - records.py: frozen snake_case dataclasses for everything a frontend reads. Only atomic/rpc turns
-  them into the protocol's camelCase JSON.
+  them into the protocol's camelCase JSON. The checkpoint records (and `CheckpointError`) are
+  defined beside their component, atomic/core/checkpoints/records.py, and handed out here.
 - The typed events (atomic.core.events, atomic.core.extensions.events) and messages
   (atomic.core.messages) are part of the contract: a frontend may import those modules directly.
   Their `to_wire()` is the protocol form, which RPC streams as is.
@@ -48,6 +49,15 @@ from atomic.core.tools.base import EditorFiles, FileChange, ToolError
 from atomic.core.trust import HOW_TO_TRUST, ProjectTrust, trust_change_message
 
 if TYPE_CHECKING:
+    from atomic.core.checkpoints.records import (
+        ChangedFile,
+        CheckpointDiff,
+        CheckpointError,
+        CheckpointInfo,
+        RestoreResult,
+        RewindPoint,
+        SkippedFile,
+    )
     from atomic.core.contract.records import (
         AuthStatus,
         CommandInfo,
@@ -81,6 +91,9 @@ if TYPE_CHECKING:
 # Loaded on first use (PEP 562), not at start-up: the RPC server's first answer needs none of them,
 # and defining the records alone took about 5% of the time from start to that answer.
 _LAZY_MODULES = {
+    "atomic.core.checkpoints.records": (
+        "ChangedFile CheckpointDiff CheckpointError CheckpointInfo RestoreResult RewindPoint SkippedFile"
+    ),
     "atomic.core.contract.records": (
         "AuthStatus CommandInfo CompactionOutcome ContextUsage ForkMessage ForkResult LogoutResult McpServerStatus "
         "ModelCycle ProviderAuth QueueSnapshot SessionStats SessionSummary SessionTree StoredMessage StoredTree "
@@ -111,6 +124,10 @@ __all__ = [
     "Approver",
     "AuthStatus",
     "BashChunk",
+    "ChangedFile",
+    "CheckpointDiff",
+    "CheckpointError",
+    "CheckpointInfo",
     "CommandInfo",
     "CompactionFailed",
     "CompactionOutcome",
@@ -133,12 +150,15 @@ __all__ = [
     "PromptRejected",
     "ProviderAuth",
     "QueueSnapshot",
+    "RestoreResult",
+    "RewindPoint",
     "SessionOptions",
     "SessionState",
     "SessionStats",
     "SessionSummary",
     "SessionTree",
     "Settings",
+    "SkippedFile",
     "SkippedResources",
     "StartupError",
     "StoredMessage",

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 from atomic.core.agent.loop import AgentRun
 from atomic.core.agent.queues import MessageQueue, QueuedMessage
-from atomic.core.checkpoints.manager import Checkpoints
 from atomic.core.engine import session_stats as stats
 from atomic.core.engine.bash_runner import BashRunner, ChunkCallback
 from atomic.core.engine.compaction_runner import CompactionRunner
@@ -48,6 +47,7 @@ from atomic.core.settings import Settings, SettingsManager
 from atomic.core.tools.base import EditorFiles, Tool, ToolContext, ToolOutput
 
 if TYPE_CHECKING:
+    from atomic.core.checkpoints.manager import Checkpoints
     from atomic.core.extensions.runtime import ExtensionRuntime
     from atomic.core.mcp.manager import McpManager
     from atomic.core.models.registry import ModelRegistry
@@ -127,8 +127,9 @@ class AgentSession:
         self.startup_warnings: list[str] = []
         self._notices_shown: set[str] = set()
         self.compaction = CompactionRunner(self)
-        # The project's files before each prompt's first change (atomic/core/checkpoints).
-        self.checkpoints = Checkpoints(self)
+        # The project's files before each prompt's first change (atomic/core/checkpoints); built
+        # on first use so that start-up does not import it.
+        self._checkpoints: Checkpoints | None = None
         # Prompt templates and skills, and the loaded extensions (the factory installs both).
         self.resources: ResourceCatalog | None = None
         self.extensions: ExtensionRuntime | None = None
@@ -296,6 +297,14 @@ class AgentSession:
         return self.models.logout_provider(provider)
 
     # ------------------------------------------------------------------ the session file
+
+    @property
+    def checkpoints(self) -> Checkpoints:
+        if self._checkpoints is None:
+            from atomic.core.checkpoints.manager import Checkpoints
+
+            self._checkpoints = Checkpoints(self)
+        return self._checkpoints
 
     @property
     def store(self) -> SessionStore:
