@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 
 from atomic.core.checkpoints.coverage import walk
-from atomic.core.checkpoints.store import CheckpointStore, FileState, Manifest, digest_of
+from atomic.core.checkpoints.store import CheckpointStore, FileState, Manifest, PackWriter, digest_of
 from atomic.core.ids import iso_now, uuid7
 
 RACY_MARGIN_NS = 2_000_000_000
@@ -25,6 +25,7 @@ RACY_MARGIN_NS = 2_000_000_000
 class _Cached:
     state: FileState
     trusted: bool
+    stored: bool  # its copy is in the store (the scan that saw it kept its files)
 
 
 def read_content(path: str, info: os.stat_result) -> bytes:
@@ -47,8 +48,9 @@ class Snapshotter:
         self._excluded = frozenset({str(store.root.resolve()), str(store.root)})
 
     def _remember(self, manifest: Manifest) -> None:
+        """Seed the cache from a saved checkpoint (its copies are all stored)."""
         limit = manifest.scanned_ns - RACY_MARGIN_NS
-        self._cache = {p: _Cached(f, f.mtime_ns < limit) for p, f in manifest.files.items()}
+        self._cache = {p: _Cached(f, f.mtime_ns < limit, True) for p, f in manifest.files.items()}
 
     def _seed_cache(self) -> dict[str, _Cached]:
         if self._cache is None:
@@ -65,42 +67,67 @@ class Snapshotter:
         manifest saved: a checkpoint. Without, files are only hashed (to compare with one)."""
         with self._lock:
             cache = self._seed_cache()
-            manifest = Manifest(checkpoint_id=uuid7(), created=iso_now(), scanned_ns=time.time_ns())
+            scanned_ns = time.time_ns()
+            trust_before = scanned_ns - RACY_MARGIN_NS
+            manifest = Manifest(checkpoint_id=uuid7(), created=iso_now(), scanned_ns=scanned_ns)
+            remembered: dict[str, _Cached] = {}
             limit = self.max_file_bytes
-            store = self.store
-            for found in walk(self.folder, self._excluded):
-                info = found.stat
-                if info.st_size > limit and not stat.S_ISLNK(info.st_mode):
-                    manifest.skipped[found.relative] = f"larger than {limit} bytes"
-                    continue
-                cached = cache.get(found.relative)
-                if cached is not None and cached.trusted:
-                    old = cached.state
-                    if (
-                        old.size == info.st_size
-                        and old.mtime_ns == info.st_mtime_ns
-                        and old.ctime_ns == info.st_ctime_ns
-                        and old.ino == info.st_ino
-                        and old.mode == info.st_mode
-                        and (not keep or store.has_object(old.digest))
-                    ):
-                        manifest.files[found.relative] = old
-                        continue
-                try:
-                    data = read_content(found.path, info)
-                except OSError as exc:
-                    manifest.skipped[found.relative] = f"unreadable: {exc.strerror or exc}"
-                    continue
-                digest = digest_of(data)
-                if keep:
-                    store.put_object(digest, data)
-                manifest.files[found.relative] = FileState(
-                    digest, info.st_mode, len(data), info.st_mtime_ns, info.st_ctime_ns, info.st_ino
-                )
+            writer = self.store.pack_writer() if keep else None
+            try:
+                self._walk(manifest, cache, remembered, writer, trust_before, limit)
+                if writer is not None:
+                    writer.finish()
+            finally:
+                if writer is not None:
+                    writer.abandon()
             if keep and save:
-                store.save_manifest(manifest)
-            self._remember(manifest)
+                self.store.save_manifest(manifest)
+            self._cache = remembered
             return manifest
+
+    def _walk(
+        self,
+        manifest: Manifest,
+        cache: dict[str, _Cached],
+        remembered: dict[str, _Cached],
+        writer: PackWriter | None,
+        trust_before: int,
+        limit: int,
+    ) -> None:
+        files = manifest.files
+        keep = writer is not None
+        for found in walk(self.folder, self._excluded):
+            info = found.stat
+            relative = found.relative
+            if info.st_size > limit and not stat.S_ISLNK(info.st_mode):
+                manifest.skipped[relative] = f"larger than {limit} bytes"
+                continue
+            cached = cache.get(relative)
+            if cached is not None and cached.trusted and (cached.stored or not keep):
+                old = cached.state
+                if (
+                    old.size == info.st_size
+                    and old.mtime_ns == info.st_mtime_ns
+                    and old.ctime_ns == info.st_ctime_ns
+                    and old.ino == info.st_ino
+                    and old.mode == info.st_mode
+                ):
+                    files[relative] = old
+                    remembered[relative] = cached
+                    continue
+            try:
+                data = read_content(found.path, info)
+            except OSError as exc:
+                manifest.skipped[relative] = f"unreadable: {exc.strerror or exc}"
+                continue
+            digest = digest_of(data)
+            if writer is not None:
+                writer.add(digest, data)
+            state = FileState(digest, info.st_mode, len(data), info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
+            files[relative] = state
+            # A hash-only scan keeps knowing a copy is stored when the content did not change.
+            stored = keep or (cached is not None and cached.stored and cached.state.digest == digest)
+            remembered[relative] = _Cached(state, info.st_mtime_ns < trust_before, stored)
 
     def forget_cache(self) -> None:
         """After a restore rewrote files: their stat changed anyway, but start clean."""

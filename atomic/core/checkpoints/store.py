@@ -3,13 +3,16 @@
 It lives under the agent dir, `checkpoints/<folder name>-<hash of the folder path>/`, never in the
 project, and never touches the project's own repository:
 
-    objects/ab/cdef...   one file's bytes (or a symlink's target), named by its BLAKE2b digest
+    packs/<id>.pack      the file contents (or symlink targets) one scan stored, back to back
+    packs/<id>.idx       where each content is in that pack, by its BLAKE2b digest (zlib'd JSON)
     manifests/<id>.ckpt  one checkpoint: every covered path with digest, mode and the stat
                          fields that let the next checkpoint skip unchanged files (zlib'd JSON)
 
-Objects are written to a temp file and renamed, so several Atomic processes can share a store.
-Nothing is fsynced (a checkpoint is a convenience, not the user's data); a copy damaged by a crash
-is caught by its digest when it is read back.
+A content is stored once, whatever the number of checkpoints holding it. One pack per scan, not
+one file per content: creating 50,000 small files costs seconds, appending them to one costs
+little. A pack is complete before its index is renamed into place, and every scan writes its own
+pack, so several Atomic processes can share a store. Nothing is fsynced (a checkpoint is a
+convenience, not the user's data); a copy damaged by a crash is caught by its digest when read.
 """
 
 from __future__ import annotations
@@ -18,15 +21,20 @@ import contextlib
 import hashlib
 import json
 import os
+import threading
 import time
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 from atomic.core.atomic_io import file_lock
+from atomic.core.ids import uuid7
 
 MANIFEST_VERSION = 1
 MANIFEST_SUFFIX = ".ckpt"
+PACK_SUFFIX = ".pack"
+INDEX_SUFFIX = ".idx"
 DIGEST_SIZE = 20
 PRUNE_MARKER = "last-prune"
 PRUNE_INTERVAL_S = 24 * 3600
@@ -96,43 +104,71 @@ def project_key(folder: Path) -> str:
 class CheckpointStore:
     def __init__(self, root: Path) -> None:
         self.root = root
-        self.objects = root / "objects"
+        self.packs = root / "packs"
         self.manifests = root / "manifests"
-        self._made_dirs: set[str] = set()
+        # digest -> (pack id, offset, length), for every pack read so far.
+        self._index: dict[str, tuple[str, int, int]] = {}
+        self._packs_known: set[str] = set()
+        self._indexes_loaded = False
+        self._index_lock = threading.Lock()
 
     @classmethod
     def for_project(cls, agent_dir: Path, folder: Path) -> CheckpointStore:
         return cls(agent_dir / "checkpoints" / project_key(folder))
 
-    # -------------------------------------------------------------- objects
+    # -------------------------------------------------------------- contents
 
-    def _object_path(self, digest: str) -> str:
-        return os.path.join(self.objects, digest[:2], digest[2:])
+    def _load_indexes(self) -> None:
+        """Read the index of every pack not known yet (another process may have added some)."""
+        try:
+            names = [e.name for e in os.scandir(self.packs) if e.name.endswith(INDEX_SUFFIX)]
+        except OSError:
+            return
+        for name in names:
+            pack = name[: -len(INDEX_SUFFIX)]
+            if pack in self._packs_known:
+                continue
+            try:
+                raw = (self.packs / name).read_bytes()
+                entries = json.loads(zlib.decompress(raw))
+            except (OSError, ValueError, zlib.error):
+                continue
+            with self._index_lock:
+                self._packs_known.add(pack)
+                for digest, (offset, length) in entries.items():
+                    self._index.setdefault(digest, (pack, offset, length))
+
+    def _ensure_index(self) -> None:
+        if not self._indexes_loaded:
+            self._load_indexes()
+            self._indexes_loaded = True
 
     def has_object(self, digest: str) -> bool:
-        return os.path.exists(self._object_path(digest))
+        self._ensure_index()
+        return digest in self._index
 
-    def put_object(self, digest: str, data: bytes) -> None:
-        target = self._object_path(digest)
-        if os.path.exists(target):
-            return
-        folder = os.path.dirname(target)
-        if folder not in self._made_dirs:
-            os.makedirs(folder, exist_ok=True)
-            self._made_dirs.add(folder)
-        temp = f"{target}.{os.getpid()}.{id(data)}.tmp"
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-        finally:
-            os.close(fd)
-        os.replace(temp, target)
+    def pack_writer(self) -> PackWriter:
+        self._ensure_index()
+        return PackWriter(self)
+
+    def _add_pack(self, pack: str, entries: dict[str, tuple[int, int]]) -> None:
+        with self._index_lock:
+            self._packs_known.add(pack)
+            for digest, (offset, length) in entries.items():
+                self._index.setdefault(digest, (pack, offset, length))
 
     def read_object(self, digest: str) -> bytes:
-        with open(self._object_path(digest), "rb") as handle:
-            data = handle.read()
+        self._ensure_index()
+        where = self._index.get(digest)
+        if where is None:
+            self._load_indexes()
+            where = self._index.get(digest)
+        if where is None:
+            raise DamagedCopy(f"stored copy {digest[:12]} is missing")
+        pack, offset, length = where
+        with open(self.packs / f"{pack}{PACK_SUFFIX}", "rb") as handle:
+            handle.seek(offset)
+            data = handle.read(length)
         if digest_of(data) != digest:
             raise DamagedCopy(f"stored copy {digest[:12]} is damaged")
         return data
@@ -212,6 +248,7 @@ class CheckpointStore:
             return removed
 
     def _remove_unused_objects(self, kept: list[str]) -> None:
+        """Drop packs none of whose contents a kept checkpoint uses; repack the partly used ones."""
         used: set[str] = set()
         for checkpoint_id in kept:
             try:
@@ -219,12 +256,66 @@ class CheckpointStore:
             except CheckpointMissing:
                 # An unreadable manifest might still name anything: keep every copy this time.
                 return
-        try:
-            folders = list(os.scandir(self.objects))
-        except OSError:
+        self._load_indexes()
+        by_pack: dict[str, list[str]] = {}
+        for digest, (pack, _offset, _length) in list(self._index.items()):
+            by_pack.setdefault(pack, []).append(digest)
+        for pack, digests in by_pack.items():
+            wanted = [d for d in digests if d in used]
+            if len(wanted) == len(digests):
+                continue
+            if wanted:
+                writer = PackWriter(self)
+                for digest in wanted:
+                    with contextlib.suppress(OSError, DamagedCopy):
+                        writer.add(digest, self.read_object(digest), force=True)
+                writer.finish()
+            with self._index_lock:
+                for digest in digests:
+                    if self._index.get(digest, ("",))[0] == pack:
+                        del self._index[digest]
+                self._packs_known.discard(pack)
+            for suffix in (INDEX_SUFFIX, PACK_SUFFIX):
+                with contextlib.suppress(OSError):
+                    os.unlink(self.packs / f"{pack}{suffix}")
+
+
+class PackWriter:
+    """The contents one scan stores, appended to a new pack; `finish` makes them visible."""
+
+    def __init__(self, store: CheckpointStore) -> None:
+        self._store = store
+        self._pack = uuid7()
+        self._entries: dict[str, tuple[int, int]] = {}
+        self._offset = 0
+        self._handle: BinaryIO | None = None
+
+    def add(self, digest: str, data: bytes, *, force: bool = False) -> None:
+        if digest in self._entries or (not force and digest in self._store._index):
             return
-        for folder in folders:
+        if self._handle is None:
+            self._store.packs.mkdir(parents=True, exist_ok=True)
+            self._handle = open(self._store.packs / f"{self._pack}{PACK_SUFFIX}.tmp", "wb")  # noqa: SIM115
+        self._handle.write(data)
+        self._entries[digest] = (self._offset, len(data))
+        self._offset += len(data)
+
+    def finish(self) -> None:
+        if self._handle is None:
+            return
+        self._handle.close()
+        packs = self._store.packs
+        os.replace(packs / f"{self._pack}{PACK_SUFFIX}.tmp", packs / f"{self._pack}{PACK_SUFFIX}")
+        index = packs / f"{self._pack}{INDEX_SUFFIX}"
+        temp = index.with_name(index.name + ".tmp")
+        temp.write_bytes(zlib.compress(json.dumps(self._entries, separators=(",", ":")).encode(), 1))
+        os.replace(temp, index)
+        self._store._add_pack(self._pack, self._entries)
+        self._handle = None
+
+    def abandon(self) -> None:
+        if self._handle is not None:
+            self._handle.close()
             with contextlib.suppress(OSError):
-                for entry in os.scandir(folder.path):
-                    if folder.name + entry.name not in used and not entry.name.endswith(".tmp"):
-                        os.unlink(entry.path)
+                os.unlink(self._store.packs / f"{self._pack}{PACK_SUFFIX}.tmp")
+            self._handle = None
