@@ -172,8 +172,8 @@ class Settings(_Section):
         description="Skip the startup header listing context files, templates, skills and extensions",
         json_schema_extra=_shown("Quiet startup", "bool"),
     )
-    double_escape_action: Literal["tree", "fork", "none"] = Field(
-        default="tree",
+    double_escape_action: Literal["rewind", "tree", "fork", "none"] = Field(
+        default="rewind",
         alias="doubleEscapeAction",
         description="What pressing Esc twice on an empty editor opens",
         json_schema_extra=_shown("Double-escape action", "choice"),
