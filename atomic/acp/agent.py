@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from acp import PROTOCOL_VERSION, RequestError
+from acp import PROTOCOL_VERSION, RequestError, helpers
 from acp.schema import (
     AgentCapabilities,
     AuthenticateResponse,
@@ -38,6 +38,7 @@ from atomic.acp.client_files import ClientFiles
 from atomic.acp.config import apply_option, apply_thinking_level, config_options, thinking_modes
 from atomic.acp.prompt_blocks import flatten_prompt
 from atomic.acp.replay import replay
+from atomic.acp.rewind_commands import rewind_command
 from atomic.acp.session_bridge import SessionBridge
 from atomic.core.contract import (
     Engine,
@@ -258,6 +259,9 @@ class AtomicAcpAgent:
             return True
         if word == "/name" and rest.strip():
             engine.set_session_name(rest.strip())
+            return True
+        if (reply := await rewind_command(engine, word, rest)) is not None:
+            bridge.send(helpers.update_agent_message_text(reply))
             return True
         return False
 

@@ -26,6 +26,7 @@ from acp.schema import (
 )
 
 from atomic.acp.config import config_options
+from atomic.acp.rewind_commands import REWIND_COMMANDS
 from atomic.acp.tool_view import (
     diff_content,
     result_text,
@@ -42,6 +43,7 @@ from atomic.core.messages import AssistantMessage
 BUILTIN_COMMANDS: tuple[tuple[str, str], ...] = (
     ("compact", "Compact the conversation to free context"),
     ("name", "Name this session: /name <name>"),
+    *REWIND_COMMANDS,
 )
 # bash output sent per update is capped: editors show the tail, the model gets the full result.
 _STREAMED_OUTPUT_LIMIT = 64 * 1024
