@@ -245,3 +245,23 @@ async def test_a_run_that_only_reads_records_no_checkpoint(make_session: Session
     # Code before the read-only prompt is the state the next checkpoint recorded.
     look = next(r.id for r in session.store.records if entries.is_user_message(r))
     assert session.checkpoints.checkpoint_for_prompt(look) == listed[0].checkpoint_id
+
+
+async def test_a_restore_never_writes_through_a_folder_swapped_for_a_link(
+    make_session: SessionMaker, workdir: Path, tmp_path: Path
+) -> None:
+    # The hostile run replaces src/ with a link to a folder outside the project and hides the link
+    # from checkpoints with an ignore rule; restoring src/keep.py must not land outside.
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (workdir / "src").mkdir()
+    (workdir / "src" / "keep.py").write_text("mine\n")
+    command = f"rm -r src; ln -s {outside} src; echo src > .gitignore"
+    session, _provider, _recorder = await make_session([bash_call(command), {"text": "ok"}])
+    await prompt_and_wait(session, "go")
+    [checkpoint] = entries.recorded(session.store)
+    result = await session.checkpoints.restore(checkpoint.checkpoint_id)
+
+    assert list(outside.iterdir()) == []
+    assert [(s.path, s.reason) for s in result.skipped] == [("src/keep.py", "not written: src is a symbolic link")]
+    assert result.deleted == (".gitignore",)

@@ -309,7 +309,6 @@ class Checkpoints:
                 undo = self._take()
                 snapshotter = self._snap()
                 outcome = restore(snapshotter.folder, snapshotter.store, target, undo)
-                snapshotter.forget_cache()
                 result = RestoreResult(
                     restored=tuple(outcome.restored),
                     deleted=tuple(outcome.deleted),

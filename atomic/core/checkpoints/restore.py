@@ -43,11 +43,22 @@ def _remove_empty_parents(root: str, relative: str) -> None:
         parent = os.path.dirname(parent)
 
 
+class _LinkInTheWay(Exception):
+    pass
+
+
 def _clear_way(root: str, relative: str) -> None:
-    """Make the parent folders of `relative` exist (a folder restored where nothing is)."""
-    parent = os.path.dirname(relative)
-    if parent:
-        os.makedirs(os.path.join(root, parent), exist_ok=True)
+    """Make the parent folders of `relative` exist, refusing to go through a symbolic link: a run
+    that swapped a folder for a link to elsewhere (and hid the link from checkpoints with an
+    ignore rule) must not get a restore to write outside the project."""
+    current = root
+    for part in relative.split("/")[:-1]:
+        current = os.path.join(current, part)
+        try:
+            if stat.S_ISLNK(os.lstat(current).st_mode):
+                raise _LinkInTheWay(os.path.relpath(current, root))
+        except FileNotFoundError:
+            os.mkdir(current)
 
 
 def _write(root: str, relative: str, data: bytes, mode: int) -> None:
@@ -111,6 +122,9 @@ def restore(root: str, store: CheckpointStore, target: Manifest, current: Manife
         try:
             _clear_way(root, relative)
             _write(root, relative, data, wanted.mode)
+        except _LinkInTheWay as exc:
+            outcome.skipped.append((relative, f"not written: {exc} is a symbolic link"))
+            continue
         except OSError as exc:
             outcome.skipped.append((relative, f"cannot write: {_reason(exc)}"))
             continue

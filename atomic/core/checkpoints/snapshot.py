@@ -128,8 +128,3 @@ class Snapshotter:
             # A hash-only scan keeps knowing a copy is stored when the content did not change.
             stored = keep or (cached is not None and cached.stored and cached.state.digest == digest)
             remembered[relative] = _Cached(state, info.st_mtime_ns < trust_before, stored)
-
-    def forget_cache(self) -> None:
-        """After a restore rewrote files: their stat changed anyway, but start clean."""
-        with self._lock:
-            self._cache = None
