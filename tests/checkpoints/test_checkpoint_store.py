@@ -7,6 +7,8 @@ import os
 import time
 from pathlib import Path
 
+import pytest
+
 from atomic.core.checkpoints.coverage import walk
 from atomic.core.checkpoints.restore import restore
 from atomic.core.checkpoints.snapshot import Snapshotter
@@ -127,3 +129,31 @@ def test_a_damaged_copy_is_reported_not_written(tmp_path: Path) -> None:
     assert outcome.restored == [] and [p for p, _ in outcome.skipped] == ["f.txt"]
     assert "damaged" in outcome.skipped[0][1]
     assert (project / "f.txt").read_text() == "changed!"
+
+
+def test_only_the_read_only_built_ins_skip_the_checkpoint() -> None:
+    from atomic.core.checkpoints.manager import may_change_files
+    from atomic.core.tools.base import Tool
+    from atomic.core.tools.registry import BUILTIN_TOOL_NAMES, create_builtin_tools
+
+    tools = {tool.name: tool for tool in create_builtin_tools(BUILTIN_TOOL_NAMES)}
+    assert {name for name, tool in tools.items() if may_change_files(tool)} == {"bash", "write", "edit"}
+    assert not any(may_change_files(tools[name]) for name in ("read", "grep", "find", "ls"))
+
+    class ExtensionRead(Tool):  # an extension's tool named like a built-in is not the built-in
+        name = "read"
+
+    assert may_change_files(ExtensionRead())
+
+
+def test_a_folder_with_too_many_files_gets_no_checkpoints(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from atomic.core.checkpoints import snapshot
+
+    project = tmp_path / "p"
+    project.mkdir()
+    for index in range(4):
+        (project / f"f{index}").write_text("x")
+    monkeypatch.setattr(snapshot, "MAX_FILES", 3)
+    with pytest.raises(snapshot.TooManyFiles):
+        Snapshotter(str(project), CheckpointStore(tmp_path / "store"), 1 << 20).scan(keep=True)
+    assert not (tmp_path / "store" / "manifests").exists()

@@ -54,6 +54,11 @@ def may_change_files(tool: Tool) -> bool:
     return not isinstance(tool, ReadTool | GrepTool | FindTool | LsTool | McpToolSearch)
 
 
+def _retrieve(task: asyncio.Task[Manifest]) -> None:
+    if not task.cancelled():
+        task.exception()
+
+
 def first_line(store: SessionStore, entry_id: str | None) -> str:
     record = store.by_id.get(entry_id) if entry_id else None
     if record is None or not entries.is_user_message(record):
@@ -76,12 +81,14 @@ class Checkpoints:
         self._restoring = False
         self._manifests: dict[str, Manifest] = {}
         self._pruned = False
+        # Why this folder cannot have checkpoints (too many files), once a scan found out.
+        self._unusable: str | None = None
 
     # -------------------------------------------------------------- plumbing
 
     @property
     def enabled(self) -> bool:
-        return self._host.settings.checkpoints.enabled
+        return self._host.settings.checkpoints.enabled and self._unusable is None
 
     def _snap(self) -> Snapshotter:
         settings = self._host.settings.checkpoints
@@ -120,6 +127,9 @@ class Checkpoints:
         self._early_for = None
         self._checkpointed = set()
         self._early = asyncio.ensure_future(asyncio.to_thread(self._scan_early)) if self.enabled else None
+        if self._early is not None:
+            # A run that never writes never awaits it: its failure must not be reported as lost.
+            self._early.add_done_callback(_retrieve)
 
     def _scan_early(self) -> Manifest:
         # The copies are stored now, the manifest only if a writing tool call comes.
@@ -148,6 +158,10 @@ class Checkpoints:
                 else:
                     manifest = await asyncio.shield(asyncio.to_thread(self._take))
             except Exception as exc:  # the tool still runs; the user is told there is no way back
+                from atomic.core.checkpoints.snapshot import TooManyFiles
+
+                if isinstance(exc, TooManyFiles):
+                    self._unusable = str(exc)
                 self._host.notify_once(f"checkpoint-failed:{exc}", f"Checkpoint failed: {exc}")
                 return
             if store is self._host.store:
@@ -167,6 +181,8 @@ class Checkpoints:
     # -------------------------------------------------------------- reading
 
     def _require_enabled(self) -> None:
+        if self._unusable is not None:
+            raise CheckpointError(self._unusable)
         if not self.enabled:
             raise CheckpointError(DISABLED)
 

@@ -19,6 +19,13 @@ from atomic.core.checkpoints.store import CheckpointStore, FileState, Manifest, 
 from atomic.core.ids import iso_now, uuid7
 
 RACY_MARGIN_NS = 2_000_000_000
+# A folder with more covered files than this (a home folder, a whole disk) gets no checkpoints:
+# scanning it before every prompt would cost more than it could give back.
+MAX_FILES = 250_000
+
+
+class TooManyFiles(Exception):
+    pass
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +103,11 @@ class Snapshotter:
     ) -> None:
         files = manifest.files
         keep = writer is not None
+        seen = 0
         for found in walk(self.folder, self._excluded):
+            seen += 1
+            if seen > MAX_FILES:
+                raise TooManyFiles(f"more than {MAX_FILES:,} files under {self.folder}: no checkpoints here")
             info = found.stat
             relative = found.relative
             if info.st_size > limit and not stat.S_ISLNK(info.st_mode):
