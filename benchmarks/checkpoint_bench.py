@@ -130,7 +130,13 @@ async def first_token(project: Path, env: dict[str, str], enabled: bool, runs: i
     return delays
 
 
-async def big_first_checkpoint(base: Path, files: int, env: dict[str, str]) -> tuple[float, float, int]:
+def process_cpu(pid: int) -> float:
+    """User + system CPU seconds of a process so far (from /proc, in clock ticks)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def big_first_checkpoint(base: Path, files: int, env: dict[str, str]) -> tuple[float, float, float, int]:
     project = base / "p-big"
     make_project(project, files, files * 2048)
     script = base / "big-script.json"
@@ -140,6 +146,8 @@ async def big_first_checkpoint(base: Path, files: int, env: dict[str, str]) -> t
     (Path(env["ATOMIC_CODING_AGENT_DIR"]) / "settings.json").write_text("{}")
     async with RpcClient(["--provider", "scripted", "--no-session"], cwd=project, env=run_env) as client:
         await client.get_state()
+        assert client.process is not None
+        cpu_before = process_cpu(client.process.pid)
         start = len(client.events)
         sent = time.perf_counter()
         await client.prompt("go")
@@ -154,8 +162,9 @@ async def big_first_checkpoint(base: Path, files: int, env: dict[str, str]) -> t
             await asyncio.sleep(0.02)
         await waiter
         took = time.perf_counter() - sent
+        cpu = process_cpu(client.process.pid) - cpu_before
         await client.wait_for("agent_end", after=start)
-    return took, slowest, asked
+    return took, cpu, slowest, asked
 
 
 async def main_async(args: argparse.Namespace) -> None:
@@ -171,8 +180,8 @@ async def main_async(args: argparse.Namespace) -> None:
         print(f"first message_update, checkpoints on:  {median_ms(on)}")
         print(f"first message_update, checkpoints off: {median_ms(off)}   "
               f"difference {(statistics.median(on) - statistics.median(off)) * 1000:+.1f} ms, target <= 20 ms")
-        took, slowest, asked = await big_first_checkpoint(base, args.big_files, env)
-        print(f"first checkpoint of {args.big_files:,} files over RPC: {took:.2f} s   target <= 3 s")
+        took, cpu, slowest, asked = await big_first_checkpoint(base, args.big_files, env)
+        print(f"first checkpoint of {args.big_files:,} files over RPC: {took:.2f} s (CPU {cpu:.2f} s)   target <= 3 s")
         print(f"slowest of {asked} get_state answers meanwhile: {slowest * 1000:.1f} ms   target <= 50 ms")
 
 
