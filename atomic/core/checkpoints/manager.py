@@ -322,9 +322,10 @@ class Checkpoints:
                     target = self._manifest(checkpoint_id)
                 except CheckpointMissing as exc:
                     raise CheckpointError(str(exc)) from exc
-                undo = self._take()
                 snapshotter = self._snap()
-                outcome = restore(snapshotter.folder, snapshotter.store, target, undo)
+                with snapshotter.lock:
+                    undo = self._take()
+                    outcome = restore(snapshotter.folder, snapshotter.store, target, undo)
                 result = RestoreResult(
                     restored=tuple(outcome.restored),
                     deleted=tuple(outcome.deleted),

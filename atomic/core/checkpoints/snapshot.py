@@ -50,7 +50,9 @@ class Snapshotter:
         self.folder = folder
         self.store = store
         self.max_file_bytes = max_file_bytes
-        self._lock = threading.Lock()
+        # Held by a scan, and by a restore around its undo scan and its writes, so that no scan
+        # ever sees a half-restored folder (re-entrant: the restore's own scan takes it again).
+        self.lock = threading.RLock()
         self._cache: dict[str, _Cached] | None = None
         self._excluded = frozenset({str(store.root.resolve()), str(store.root)})
 
@@ -72,7 +74,7 @@ class Snapshotter:
     def scan(self, *, keep: bool, save: bool = True) -> Manifest:
         """The current state. With `keep`, every file's bytes are stored and (with `save`) the
         manifest saved: a checkpoint. Without, files are only hashed (to compare with one)."""
-        with self._lock:
+        with self.lock:
             cache = self._seed_cache()
             scanned_ns = time.time_ns()
             trust_before = scanned_ns - RACY_MARGIN_NS
