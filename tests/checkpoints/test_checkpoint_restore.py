@@ -271,3 +271,25 @@ async def test_a_restore_never_writes_through_a_folder_swapped_for_a_link(
     assert list(outside.iterdir()) == []
     assert [(s.path, s.reason) for s in result.skipped] == [("src/keep.py", "not written: src is a symbolic link")]
     assert result.deleted == (".gitignore",)
+
+
+async def test_atomics_own_files_are_never_covered_when_they_lie_in_the_project(agent_dir: Path) -> None:
+    from atomic.core.engine.factory import create_session
+    from atomic.core.engine.options import SessionOptions
+    from atomic.core.providers.scripted import ScriptedProvider
+
+    home = agent_dir.parent.parent  # a session started in the home folder holds ~/.atomic/agent
+    provider = ScriptedProvider([bash_call("echo x > made.txt"), {"text": "ok"}, bash_call("echo y > more.txt"),
+                                 {"text": "ok"}])
+    session = await create_session(SessionOptions(cwd=home, scripted=provider))
+    try:
+        await prompt_and_wait(session, "first")
+        await prompt_and_wait(session, "second")
+        assert session.store.path is not None and session.store.path.exists()
+        [first, _second] = entries.recorded(session.store)
+        diff = await session.checkpoints.diff(first.checkpoint_id)
+        assert [f.path for f in diff.files] == ["made.txt", "more.txt"]
+        await session.checkpoints.restore(first.checkpoint_id)
+        assert session.store.path.exists() and not (home / "made.txt").exists()
+    finally:
+        await session.shutdown()

@@ -96,9 +96,10 @@ class Checkpoints:
             from atomic.core.checkpoints.snapshot import Snapshotter
             from atomic.core.checkpoints.store import CheckpointStore
 
-            cwd = self._host.cwd
-            store = CheckpointStore.for_project(self._host.agent_dir, cwd)
-            self._snapshotter = Snapshotter(str(cwd), store, settings.max_file_bytes)
+            host = self._host
+            store = CheckpointStore.for_project(host.agent_dir, host.cwd)
+            keep_out = tuple(str(p) for p in (host.agent_dir, host.session_dir) if p is not None)
+            self._snapshotter = Snapshotter(str(host.cwd), store, settings.max_file_bytes, keep_out)
         self._snapshotter.max_file_bytes = settings.max_file_bytes
         return self._snapshotter
 

@@ -46,15 +46,21 @@ def read_content(path: str, info: os.stat_result) -> bytes:
 class Snapshotter:
     """Scans one project folder into manifests; one scan at a time (a lock), any thread."""
 
-    def __init__(self, folder: str, store: CheckpointStore, max_file_bytes: int) -> None:
-        self.folder = folder
+    def __init__(
+        self, folder: str, store: CheckpointStore, max_file_bytes: int, keep_out: tuple[str, ...] = ()
+    ) -> None:
+        # Walked by its real path, so that the folders kept out compare by their real paths too.
+        self.folder = os.path.realpath(folder)
         self.store = store
         self.max_file_bytes = max_file_bytes
         # Held by a scan, and by a restore around its undo scan and its writes, so that no scan
         # ever sees a half-restored folder (re-entrant: the restore's own scan takes it again).
         self.lock = threading.RLock()
         self._cache: dict[str, _Cached] | None = None
-        self._excluded = frozenset({str(store.root.resolve()), str(store.root)})
+        # Atomic's own files never belong to a checkpoint, even when the agent dir (sessions, the
+        # store) lies inside the project, as it does for a session started in the home folder:
+        # a restore must never delete or rewind a session file.
+        self._excluded = frozenset(os.path.realpath(path) for path in (str(store.root), *keep_out))
 
     def _remember(self, manifest: Manifest) -> None:
         """Seed the cache from a saved checkpoint (its copies are all stored)."""
