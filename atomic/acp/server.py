@@ -25,7 +25,8 @@ def guard_error(line: bytes) -> dict[str, Any] | None:
         return None
     try:
         message = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
+        # RecursionError: a deeply nested line (100,000 `[`) is a parse error, not the end of the agent.
         return {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}
     if not isinstance(message, dict):
         return {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Invalid Request"}}

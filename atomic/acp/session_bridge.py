@@ -56,6 +56,15 @@ _PERMISSION_OPTIONS = [
 ]
 
 
+def _options_for(request: ApprovalRequest) -> list[PermissionOption]:
+    """The four options; "Always allow" names the rule it saves (it allows once when there is none)."""
+    rule = request.always_rule
+    if rule is None:
+        return _PERMISSION_OPTIONS
+    always = PermissionOption(option_id="allow_always", name=f"Always allow ({rule})", kind="allow_always")
+    return [_PERMISSION_OPTIONS[0], always, *_PERMISSION_OPTIONS[2:]]
+
+
 # The option ids above, as the engine's decisions; anything else (a cancelled request) rejects once.
 _DECISIONS: dict[str, Decision] = {
     "allow_once": "allow_once", "allow_always": "allow_always",
@@ -195,7 +204,7 @@ class SessionBridge:
             raw_input=request.args,
         )
         response = await self.conn.request_permission(
-            session_id=self.session_id, tool_call=tool_call, options=_PERMISSION_OPTIONS
+            session_id=self.session_id, tool_call=tool_call, options=_options_for(request)
         )
         outcome = response.outcome
         option = outcome.option_id if outcome.outcome == "selected" else None

@@ -31,6 +31,8 @@ class ProjectOffer:
     skills: tuple[Path, ...] = ()
     prompt_templates: tuple[Path, ...] = ()
     context_files: tuple[Path, ...] = ()
+    # `.atomic/SYSTEM.md` (replaces the system prompt) and `.atomic/APPEND_SYSTEM.md` (extends it).
+    system_prompts: tuple[Path, ...] = ()
 
     @property
     def empty(self) -> bool:
@@ -41,6 +43,7 @@ class ProjectOffer:
             or self.skills
             or self.prompt_templates
             or self.context_files
+            or self.system_prompts
         )
 
     def items(self, show: Callable[[Path], str] = str) -> list[tuple[str, list[str]]]:
@@ -52,6 +55,7 @@ class ProjectOffer:
             ("skills", [show(p) for p in self.skills]),
             ("prompt templates", [show(p) for p in self.prompt_templates]),
             ("context files", [show(p) for p in self.context_files]),
+            ("system prompt files", [show(p) for p in self.system_prompts]),
             ("settings", [show(self.settings)] if self.settings else []),
         ]
         return [(kind, entries) for kind, entries in groups if entries]
@@ -90,6 +94,7 @@ def project_offer(cwd: Path, agent_dir: Path) -> ProjectOffer:
     from atomic.core.resources.context_files import project_context_paths
     from atomic.core.resources.prompt_templates import project_template_files
     from atomic.core.resources.skills import project_skill_files
+    from atomic.core.resources.system_prompt import project_system_files
 
     cwd = cwd.resolve()
     settings = cwd / ".atomic" / "settings.json"
@@ -100,4 +105,5 @@ def project_offer(cwd: Path, agent_dir: Path) -> ProjectOffer:
         skills=tuple(project_skill_files(cwd)),
         prompt_templates=tuple(project_template_files(cwd)),
         context_files=tuple(project_context_paths(cwd, agent_dir)),
+        system_prompts=tuple(project_system_files(cwd)),
     )

@@ -130,6 +130,20 @@ class CheckpointSettings(_Section):
     )
 
 
+class PermissionSettings(_Section):
+    # Rules in Claude Code's form (docs/security.md, "Permission rules"); read by atomic/core/permissions.
+    allow: list[str] = Field(default_factory=list)
+    deny: list[str] = Field(default_factory=list)
+    ask: list[str] = Field(default_factory=list)
+    always_save_to: Literal["project", "user"] = Field(default="project", alias="alwaysSaveTo")
+
+
+class ShellEnvSettings(_Section):
+    # Variables the model's commands receive although their names look secret (docs/security.md).
+    pass_names: list[str] = Field(default_factory=list, alias="pass")
+    pass_secrets: bool = Field(default=False, alias="passSecrets")
+
+
 class Settings(_Section):
     default_provider: str | None = Field(default=None, alias="defaultProvider")
     default_model: str | None = Field(default=None, alias="defaultModel")
@@ -216,6 +230,8 @@ class Settings(_Section):
     mcp: McpSettings = Field(default_factory=McpSettings)
     checkpoints: CheckpointSettings = Field(default_factory=CheckpointSettings)
     permission_mode: Literal["ask", "accept-edits", "yolo"] | None = Field(default=None, alias="permissionMode")
+    permissions: PermissionSettings = Field(default_factory=PermissionSettings)
+    shell_env: ShellEnvSettings = Field(default_factory=ShellEnvSettings, alias="shellEnv")
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,9 @@ from atomic.rpc.protocol import ExtensionUiResponse
 
 
 def answer_of(response: ExtensionUiResponse) -> UiAnswer:
-    return UiAnswer(value=response.value, confirmed=response.confirmed, cancelled=response.cancelled)
+    return UiAnswer(
+        value=response.value, confirmed=response.confirmed, cancelled=response.cancelled, always=response.always
+    )
 
 
 def resolve_ui_response(engine: Engine, response: ExtensionUiResponse) -> bool:

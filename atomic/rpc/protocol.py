@@ -260,6 +260,8 @@ class ExtensionUiResponse(Command):
     value: Any = None
     confirmed: Any = None
     cancelled: Any = None
+    # With confirmed: true on a tool approval: save the request's alwaysRule (docs/rpc.md).
+    always: Any = None
 
 
 def command_type(model: type[Command]) -> str:

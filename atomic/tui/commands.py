@@ -255,19 +255,10 @@ class SlashCommands:
     # ------------------------------------------------------------------ commands without a screen
 
     async def _permissions(self, args: str) -> None:
-        session = self.app.session
-        if not args:
-            self.app.notify(
-                f"Permission mode: {session.permission_mode}. /permissions ask|accept-edits|yolo changes it; "
-                "f2 cycles."
-            )
-            return
-        try:
-            session.set_permission_mode(args.strip(), persist=True)
-        except ValueError as exc:
-            self.app.notify(str(exc), severity="error")
-            return
-        self.app.notify(f"Permission mode: {session.permission_mode}")
+        from atomic.tui.permissions_command import run_permissions
+
+        message, failed = run_permissions(self.app.session, args)
+        self.app.notify(message, severity="error" if failed else "information")
 
     async def _trust(self, _args: str) -> None:
         from atomic.tui.trust_flow import open_trust_screen
@@ -398,7 +389,9 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("mcp", "MCP servers: status, tools, errors, reconnect", SlashCommands._mcp, "McpScreen"),
     SlashCommand("trust", "View or change whether this project folder is trusted", SlashCommands._trust, "TrustScreen"),
     SlashCommand(
-        "permissions", "Approvals: /permissions [ask|accept-edits|yolo] (f2 cycles)", SlashCommands._permissions
+        "permissions",
+        "Approvals: /permissions [ask|accept-edits|yolo], or allow|ask|deny|remove RULE (f2 cycles)",
+        SlashCommands._permissions
     ),
     SlashCommand("quit", "Quit Atomic", SlashCommands._quit),
 )

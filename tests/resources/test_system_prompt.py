@@ -95,12 +95,15 @@ def test_system_md_precedence(tmp_path: Path, agent_dir: Path) -> None:
     project = tmp_path / ".atomic"
     project.mkdir()
     (project / "SYSTEM.md").write_text("PROJECT SYSTEM")
-    assert discover_system_files(tmp_path, agent_dir) == (
+    # A project's own files count only once the project is trusted.
+    assert discover_system_files(tmp_path, agent_dir) == (agent_dir / "SYSTEM.md", agent_dir / "APPEND_SYSTEM.md")
+    assert discover_system_files(tmp_path, agent_dir, include_project=True) == (
         project / "SYSTEM.md",
         agent_dir / "APPEND_SYSTEM.md",
     )
     (project / "APPEND_SYSTEM.md").write_text("PROJECT APPEND")
-    prompt = _build(tmp_path, agent_dir)
+    assert "PROJECT" not in _build(tmp_path, agent_dir)
+    prompt = _build(tmp_path, agent_dir, include_project=True)
     assert prompt.startswith("PROJECT SYSTEM\n\nPROJECT APPEND\n\n")
     assert "GLOBAL" not in prompt
     assert prompt.endswith(f"Current working directory: {tmp_path}")

@@ -30,7 +30,9 @@ async def _prepare(host: LoopHost, call: ToolCall) -> tuple[dict[str, Any], str 
         if isinstance(result, dict) and result.get("block"):
             return args, str(result.get("reason") or "Tool execution was blocked")
     # Asked after extensions had their say, so the person approves the arguments that will run.
-    refused = await host.permissions.check(call.id, call.name, payload["input"])
+    tool = host.find_tool(call.name)
+    read_only = tool.read_only if tool is not None else True
+    refused = await host.permissions.check(call.id, call.name, payload["input"], read_only)
     return payload["input"], refused
 
 

@@ -41,7 +41,9 @@ from atomic.core.permissions import (
     ApprovalRequest,
     Approver,
     Decision,
+    ListedRule,
     PermissionMode,
+    RuleList,
     needs_approval,
 )
 from atomic.core.settings import Settings
@@ -139,6 +141,7 @@ __all__ = [
     "FileChange",
     "ForkMessage",
     "ForkResult",
+    "ListedRule",
     "LogoutResult",
     "McpServerStatus",
     "Model",
@@ -152,6 +155,7 @@ __all__ = [
     "QueueSnapshot",
     "RestoreResult",
     "RewindPoint",
+    "RuleList",
     "SessionOptions",
     "SessionState",
     "SessionStats",

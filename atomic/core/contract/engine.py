@@ -21,7 +21,8 @@ from atomic.core.extensions.events import ExtensionUiRequest
 from atomic.core.extensions.ui import UiAnswer
 from atomic.core.messages import BashExecutionMessage, ImageContent
 from atomic.core.model_types import Model
-from atomic.core.permissions import Approver, PermissionMode
+from atomic.core.permissions import Approver, ListedRule, PermissionMode, RuleList
+from atomic.core.permissions.rule_files import RuleScope
 from atomic.core.settings import Settings
 from atomic.core.tools.base import EditorFiles
 from atomic.core.trust import ProjectTrust
@@ -695,6 +696,24 @@ class Engine:
     def set_permission_mode(self, mode: str, persist: bool = False) -> None:
         """Raises ValueError for an unknown mode."""
         self._s.set_permission_mode(mode, persist=persist)
+
+    def permission_rules(self) -> list[ListedRule]:
+        """The allow, ask and deny rules in force (user, trusted project, this session's "always")."""
+        from atomic.core.permissions.rules import listed
+
+        return listed(self._s.permissions.all_rules())
+
+    def change_permission_rule(self, kind: RuleList, rule: str, *, add: bool, scope: RuleScope | None = None) -> str:
+        """Add or remove a rule in the project's settings (the user's while the project is untrusted,
+        or when `scope` says "user"); returns the file changed. Raises ValueError for a bad rule or file."""
+        from atomic.core.permissions.rule_files import change_rule, save_scope, scope_path
+
+        manager = self._s.settings_manager
+        where: RuleScope = scope or save_scope(manager)
+        if where == "project" and not manager.project_trusted:
+            raise ValueError("The project is not trusted, so its rules would not be used; use the user's settings")
+        change_rule(manager, where, kind, rule, add=add)
+        return str(scope_path(manager, where))
 
     def set_approver(self, approver: Approver | None) -> None:
         """Ask this frontend about tool calls (None: through the extension UI's confirm dialog)."""

@@ -11,6 +11,8 @@ from atomic.core.engine.session import AgentSession
 from atomic.core.paths import agent_dir as default_agent_dir
 from atomic.core.paths import default_session_dir
 from atomic.core.permissions import parse_mode
+from atomic.core.permissions.rule_files import rule_problems
+from atomic.core.private_files import ensure_private_dir
 from atomic.core.session.listing import find_session, list_sessions
 from atomic.core.session.store import SessionStore
 from atomic.core.settings import SettingsManager
@@ -152,6 +154,7 @@ def _load_resources(session: AgentSession, options: SessionOptions) -> None:
             custom_prompt=options.system_prompt,
             append_prompts=options.append_system_prompt,
             read_tool_active="read" in session.active_tool_names,
+            include_project=session.project_trust is not None and session.project_trust.trusted,
         )
 
     session.use_resources(catalog, context_files, rebuild)
@@ -160,6 +163,7 @@ def _load_resources(session: AgentSession, options: SessionOptions) -> None:
 async def create_session(options: SessionOptions) -> AgentSession:
     cwd = options.cwd.resolve()
     agent = options.agent_dir or default_agent_dir()
+    ensure_private_dir(agent)
     from atomic.core.engine.project_trust import decide_project_trust, start_extensions, start_mcp
 
     # Trust is decided first: until then (and when untrusted) the project's settings file is not merged.
@@ -175,6 +179,7 @@ async def create_session(options: SessionOptions) -> AgentSession:
     session = AgentSession(cwd=cwd, agent_dir=agent, settings=settings, store=store, session_dir=session_dir)
     session.set_project_trust(trust)
     session.startup_warnings.extend(settings.errors)
+    session.startup_warnings.extend(rule_problems(settings))
     session.startup_warnings.extend(store.warnings)
     session.startup_warnings.extend(session.registry.errors)
     level = _choose_model(session, options)
@@ -184,6 +189,7 @@ async def create_session(options: SessionOptions) -> AgentSession:
         )
     except ValueError as exc:
         raise StartupError(str(exc)) from exc
+    _warm_shell_grammar(session)
     _load_resources(session, options)
     start_mcp(session, options)
     session.reload_context()
@@ -205,6 +211,18 @@ async def create_session(options: SessionOptions) -> AgentSession:
         session.set_session_name(options.name)
     _sweep_old_temp_trees(session.store.session_id)
     return session
+
+
+def _warm_shell_grammar(session: AgentSession) -> None:
+    """Where bash calls will be judged (any mode but yolo, or rules), load the grammar in a daemon
+    thread so the first approval does not wait for it."""
+    if session.permissions.mode == "yolo" and not session.permissions.all_rules().deny:
+        return
+    import threading
+
+    from atomic.core.permissions.shell_parse import warm_up
+
+    threading.Thread(target=warm_up, name="atomic-shell-grammar", daemon=True).start()
 
 
 def _sweep_old_temp_trees(live_session_id: str) -> None:

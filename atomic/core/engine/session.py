@@ -7,6 +7,7 @@ runs the agent loop as a background task. Listeners get every engine event in or
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -40,10 +41,12 @@ from atomic.core.messages import (
 )
 from atomic.core.model_types import Model
 from atomic.core.permissions import ApprovalRequest, Decision, PermissionPolicy, parse_mode
+from atomic.core.permissions.rule_files import rule_saver, settings_rules
 from atomic.core.providers.base import StreamRequest, ToolSpec
 from atomic.core.session.context import ContextItem, SessionContext, build_context
 from atomic.core.session.store import SessionStore
 from atomic.core.settings import Settings, SettingsManager
+from atomic.core.shell_env import model_command_env
 from atomic.core.tools.base import EditorFiles, Tool, ToolContext, ToolOutput
 
 if TYPE_CHECKING:
@@ -117,7 +120,13 @@ class AgentSession:
         )
         # Approvals go through the extension UI's confirm dialog (RPC clients, the TUI) unless a
         # frontend installs its own approver (ACP's session/request_permission).
-        self.permissions = PermissionPolicy(approver=self._approve_through_ui)
+        self.permissions = PermissionPolicy(
+            approver=self._approve_through_ui,
+            cwd=cwd,
+            agent_dir=agent_dir,
+            rule_source=lambda: settings_rules(self.settings_manager),
+            save_rule=rule_saver(settings),
+        )
         # Set by a frontend whose client edits files itself (ACP's fs methods).
         self.editor_files: EditorFiles | None = None
         self._run_task: asyncio.Task[Any] | None = None
@@ -468,7 +477,14 @@ class AgentSession:
             agent_dir=self.agent_dir,
             supports_images=bool(model and model.supports_images()) and not self.settings.images.block_images,
             env=env,
+            base_env=model_command_env(
+                os.environ,
+                pass_names=self.settings.shell_env.pass_names,
+                pass_secrets=self.settings.shell_env.pass_secrets,
+                secret_names=self.registry.key_env_names(),
+            ),
             editor_files=self.editor_files,
+            path_guard=self.permissions.read_guard(),
         )
 
     def fill_cost(self, usage: Usage) -> None:
@@ -729,14 +745,18 @@ class AgentSession:
     async def _approve_through_ui(self, request: ApprovalRequest) -> Decision | None:
         if not self.extension_ui.has_frontend:
             return None
+        message = request.title if request.asked_because is None else f"{request.title}\n({request.asked_because})"
         answer = await self.extension_ui.dialog(
             "confirm",
             title=f"Allow {request.tool_name}?",
-            message=request.title,
+            message=message,
             timeout=DEFAULT_DIALOG_TIMEOUT_S,
             extension_path=None,
+            always_rule=request.always_rule,
         )
-        return "allow_once" if answer.confirmed is True and answer.cancelled is not True else "reject_once"
+        if answer.confirmed is not True or answer.cancelled is True:
+            return "reject_once"
+        return "allow_always" if answer.always is True and request.always_rules else "allow_once"
 
     def set_permission_mode(self, mode: str, persist: bool = False) -> None:
         """Change who approves tool calls; "always" answers given so far stay remembered."""

@@ -238,5 +238,5 @@ def write_session_html(
         tools=tools,
     )
     # A lone surrogate cannot be UTF-8 encoded; on the page it shows as U+FFFD (the session keeps it).
-    write_atomic(path, _LONE_SURROGATE.sub("\ufffd", page))
+    write_atomic(path, _LONE_SURROGATE.sub("\ufffd", page), mode=0o600)
     return path

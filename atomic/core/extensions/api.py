@@ -100,6 +100,7 @@ class ExtensionAPI:
         *,
         label: str | None = None,
         prompt_snippet: str | None = None,
+        read_only: bool = False,
     ) -> None:
         tool = ExtensionTool(
             name=name,
@@ -110,6 +111,7 @@ class ExtensionAPI:
             report_error=self._runtime.report_error,
             label=label,
             prompt_snippet=prompt_snippet,
+            read_only=read_only,
         )
         self._runtime.add_tool(tool)
 

@@ -13,7 +13,7 @@ class ExtensionUiRequest(Event):
     """A request from an extension to the user interface (see `atomic.core.extensions.ui`).
 
     The wire form is the RPC extension UI sub-protocol, one shape per method (absent fields omitted):
-    confirm {title, message, timeout}, select {title, options, timeout}, input {title, placeholder,
+    confirm {title, message, timeout, alwaysRule (tool approvals only)}, select {title, options, timeout}, input {title, placeholder,
     timeout}, editor {title, prefill, timeout}, notify {message, notifyType}, setStatus {statusKey,
     statusText}, setWidget {widgetKey, widgetLines}, setTitle {title}; plus `extensionPath`. A missing
     `statusText` / `widgetLines` removes that status / widget. `timeout` is in milliseconds.
@@ -34,3 +34,5 @@ class ExtensionUiRequest(Event):
     widget_lines: list[str] | None = None
     timeout: int | None = None
     extension_path: str | None = None
+    # On a tool approval's confirm: the rule(s) an answer with `always: true` saves (absent: it saves none).
+    always_rule: str | None = None

@@ -80,6 +80,7 @@ class ExtensionTool(Tool):
         report_error: ErrorReporter,
         label: str | None = None,
         prompt_snippet: str | None = None,
+        read_only: bool = False,
     ) -> None:
         if not name or not isinstance(name, str):
             raise ValueError("tool name must be a non-empty string")
@@ -90,6 +91,8 @@ class ExtensionTool(Tool):
         self.description = description
         self.parameters = schema_of(parameters)
         self.prompt_snippet = prompt_snippet or ""
+        # Declared by the extension: a read-only tool is never asked about, any other is asked like bash.
+        self.read_only = bool(read_only)
         self.model_class: type[BaseModel] | None = parameters if is_model_class(parameters) else None
         self.extension_path = extension_path
         self._execute = execute

@@ -41,6 +41,8 @@ class UiAnswer:
     value: Any = None
     confirmed: Any = None
     cancelled: Any = None
+    # A tool approval's confirm answered "always": save the request's `always_rule`.
+    always: Any = None
 
 
 CANCELLED = UiAnswer(cancelled=True)
@@ -55,6 +57,8 @@ def check_answer(request: ExtensionUiRequest, answer: UiAnswer) -> None:
     if request.method == "confirm":
         if not isinstance(answer.confirmed, bool):
             raise UiAnswerError("A confirm request is answered with confirmed (true or false) or cancelled: true")
+        if answer.always is not None and not isinstance(answer.always, bool):
+            raise UiAnswerError("always must be true or false")
         return
     if not isinstance(answer.value, str):
         raise UiAnswerError(f"A {request.method} request is answered with value (a string) or cancelled: true")

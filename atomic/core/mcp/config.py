@@ -49,9 +49,13 @@ class McpServerConfig:
     source: McpSource = "session"
     # The file the entry came from (None for programmatic servers).
     origin: Path | None = None
+    # describe() as the file wrote it, `${VAR}` unexpanded: a secret the variable holds is never shown.
+    as_written: str | None = None
 
     def describe(self) -> str:
         """What the server runs or reaches, for `/mcp`, `get_mcp_servers` and the trust dialog."""
+        if self.as_written is not None:
+            return self.as_written
         if self.transport == "stdio":
             return " ".join([self.command or "", *self.args]).strip()
         return f"{self.transport} {self.url}"
@@ -148,6 +152,7 @@ def parse_server(
             startup_timeout_ms=startup_ms,
             source=source,
             origin=origin,
+            as_written=" ".join([command, *(str(a) for a in args)]).strip(),
         )
     else:
         if not isinstance(url, str) or not url.strip():
@@ -164,6 +169,7 @@ def parse_server(
             startup_timeout_ms=startup_ms,
             source=source,
             origin=origin,
+            as_written=f"{transport} {url}",
         )
     warnings = [f"MCP server {name}: ${{{var}}} is not set" for var in sorted(report.missing)]
     return config, warnings

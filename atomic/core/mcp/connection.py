@@ -22,6 +22,7 @@ from typing import IO, Any, Literal
 
 from atomic import __version__
 from atomic.core.mcp.config import McpServerConfig
+from atomic.core.private_files import ensure_private_dir, open_private_append
 
 McpStatus = Literal["starting", "connected", "failed", "crashed", "stopped"]
 MISSING_SDK = "the MCP client is not installed: pip install 'atomic-agent[mcp]' (or pip install mcp)"
@@ -361,11 +362,11 @@ class McpConnection:
     # ------------------------------------------------------------------ logging
 
     def _open_log(self) -> IO[str]:
-        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        ensure_private_dir(self.log_path.parent)
         with contextlib.suppress(OSError):
             if self.log_path.stat().st_size > LOG_LIMIT_BYTES:
                 self.log_path.replace(self.log_path.with_suffix(".log.1"))
-        handle = open(self.log_path, "a", encoding="utf-8", errors="replace")  # noqa: SIM115
+        handle = open_private_append(self.log_path)
         stamp = time.strftime("%Y-%m-%d %H:%M:%S")
         handle.write(f"--- {stamp} starting {self.config.describe()}\n")
         handle.flush()
@@ -373,8 +374,7 @@ class McpConnection:
 
     def _write_log(self, line: str) -> None:
         with contextlib.suppress(OSError):
-            self.log_path.parent.mkdir(parents=True, exist_ok=True)
-            with open(self.log_path, "a", encoding="utf-8") as handle:
+            with open_private_append(self.log_path) as handle:
                 handle.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} {line}\n")
 
 

@@ -230,6 +230,16 @@ class ModelRegistry:
         spec = builtin_providers().get(provider)
         return spec.env_var if spec else None
 
+    def key_env_names(self) -> set[str]:
+        """Environment variables that hold a key or header models.json names (kept from the model's commands)."""
+        names: set[str] = set()
+        for config in self._configs.values():
+            for value in (config.api_key, *(config.headers or {}).values()):
+                text = (value or "").strip()
+                if text and not text.startswith("!") and text in os.environ:
+                    names.add(text)
+        return names
+
     def default_model_id(self, provider: str) -> str | None:
         spec = builtin_providers().get(provider)
         return spec.default_model if spec else None

@@ -14,11 +14,21 @@ APPEND_SYSTEM_FILE = "APPEND_SYSTEM.md"
 _EXPLORATION_TOOLS = ("grep", "find", "ls")
 
 
-def discover_system_files(cwd: Path, agent_dir: Path) -> tuple[Path | None, Path | None]:
-    """(SYSTEM.md, APPEND_SYSTEM.md): each the project `.atomic/` one if present, else the global one."""
+def project_system_files(cwd: Path) -> list[Path]:
+    """The project's own SYSTEM.md and APPEND_SYSTEM.md (used only when the project is trusted)."""
+    folder = Path(cwd) / ".atomic"
+    return [folder / name for name in (SYSTEM_FILE, APPEND_SYSTEM_FILE) if (folder / name).is_file()]
+
+
+def discover_system_files(
+    cwd: Path, agent_dir: Path, include_project: bool = False
+) -> tuple[Path | None, Path | None]:
+    """(SYSTEM.md, APPEND_SYSTEM.md): each the project `.atomic/` one if present and the project is
+    trusted (it replaces or steers the model's instructions), else the global one."""
+    folders = [Path(cwd) / ".atomic", Path(agent_dir)] if include_project else [Path(agent_dir)]
 
     def first_existing(name: str) -> Path | None:
-        for folder in (Path(cwd) / ".atomic", Path(agent_dir)):
+        for folder in folders:
             if (folder / name).is_file():
                 return folder / name
         return None
@@ -124,6 +134,7 @@ def build_system_prompt(
     date: datetime.date | None = None,
     read_tool_active: bool,
     tool_guidelines: Sequence[str] = (),
+    include_project: bool = False,
 ) -> str:
     """The full system prompt.
 
@@ -131,7 +142,7 @@ def build_system_prompt(
     CLI values: each is read as a file when it names one. When given they take the place of the
     discovered SYSTEM.md / APPEND_SYSTEM.md respectively.
     """
-    system_file, append_file = discover_system_files(cwd, agent_dir)
+    system_file, append_file = discover_system_files(cwd, agent_dir, include_project)
     if custom_prompt is not None:
         base = read_text_or_file(custom_prompt, cwd)
     else:

@@ -26,6 +26,7 @@ from typing import Any
 
 from atomic.core.atomic_io import json_text
 from atomic.core.ids import file_stamp, iso_now, short_id, uuid7
+from atomic.core.private_files import ensure_private_dir
 from atomic.core.session.tree import active_branch, labels_by_target, name_of
 
 SESSION_VERSION = 3
@@ -269,7 +270,7 @@ class SessionStore:
     def _create_file(self) -> None:
         """Write the header and every buffered entry as a new file, all or nothing."""
         assert self.path is not None
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        ensure_private_dir(self.path.parent)
         lines = [json_text(self.header)]
         lines.extend(r.raw for r in self.records)
         # Encoded before the file exists, so bad text can never leave an empty or partial file behind.

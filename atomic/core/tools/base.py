@@ -67,6 +67,11 @@ class ToolContext:
     # Whether the active model accepts images (read omits image blocks otherwise).
     supports_images: bool = True
     env: dict[str, str] = field(default_factory=dict)
+    # The environment the model's commands start from (secrets filtered, atomic/core/shell_env.py);
+    # None: the process environment as it is.
+    base_env: dict[str, str] | None = None
+    # Why read, grep, find and ls must not show a path (None: it may be shown); see permissions/read_guard.py.
+    path_guard: Callable[[Path], str | None] = lambda _path: None
     editor_files: EditorFiles | None = None
 
     def editor_for(self, path: Path) -> EditorFiles | None:
@@ -82,6 +87,8 @@ class Tool:
     parameters: dict[str, Any] = {}
     # A one-line summary for the system prompt's tool list.
     prompt_snippet: str = ""
+    # Reads only (never changes files or runs anything): never asked about in any permission mode.
+    read_only: bool = False
 
     async def execute(self, call_id: str, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         raise NotImplementedError

@@ -18,8 +18,8 @@ UPDATE_INTERVAL_SECONDS = 0.1
 
 
 def command_env(ctx: ToolContext) -> dict[str, str]:
-    """The process environment plus ctx.env, with `<agent dir>/bin` first on PATH (managed tools)."""
-    env = dict(os.environ)
+    """The filtered process environment plus ctx.env, with `<agent dir>/bin` first on PATH (managed tools)."""
+    env = dict(ctx.base_env) if ctx.base_env is not None else dict(os.environ)
     env.update(ctx.env)
     bin_dir = str((ctx.agent_dir or paths.agent_dir()) / "bin")
     current = env.get("PATH", "")

@@ -110,6 +110,7 @@ def find_matches(root: Path, pattern: str, limit: int) -> tuple[list[str], bool]
 
 class FindTool(Tool):
     name = "find"
+    read_only = True
     label = "find"
     description = (
         "Find files by glob pattern, such as '*.py', '**/*.test.ts' or 'src/**/config.{json,yaml}'. "
@@ -148,6 +149,7 @@ class FindTool(Tool):
             paths, limit_reached = match_listed(files, pattern, limit)
         else:
             paths, limit_reached = await asyncio.to_thread(find_matches, root, pattern, limit)
+        paths = [p for p in paths if ctx.path_guard(root / p.rstrip("/")) is None]
         if not paths:
             return ToolOutput.text("No files found matching pattern")
 

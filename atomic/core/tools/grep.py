@@ -202,6 +202,7 @@ def format_matches(matches: list[Match], root: Path, context: int) -> tuple[list
 
 class GrepTool(Tool):
     name = "grep"
+    read_only = True
     label = "grep"
     description = (
         "Search file contents for a regular expression (or a literal string with literal=true). "
@@ -244,12 +245,16 @@ class GrepTool(Tool):
         )
         if not options.root.exists():
             raise ToolError(f"Path not found: {options.root}")
+        refused = ctx.path_guard(options.root)
+        if refused is not None:
+            raise ToolError(refused)
 
         rg = find_ripgrep()
         if rg is not None:
             matches, limit_reached = await search_with_ripgrep(rg, options)
         else:
             matches, limit_reached = await asyncio.to_thread(search_with_python, options)
+        matches = [m for m in matches if ctx.path_guard(Path(m.path)) is None]
         if not matches:
             return ToolOutput.text("No matches found")
 

@@ -34,6 +34,7 @@ def list_entries(folder: Path, limit: int) -> tuple[list[str], bool]:
 
 class LsTool(Tool):
     name = "ls"
+    read_only = True
     label = "ls"
     description = (
         "List the entries of a folder, sorted alphabetically, with '/' after folder names. Hidden "
@@ -59,6 +60,7 @@ class LsTool(Tool):
             raise ToolError(f"Not a directory: {folder}")
         try:
             entries, limit_reached = await asyncio.to_thread(list_entries, folder, limit)
+            entries = [e for e in entries if ctx.path_guard(folder / e.rstrip("/")) is None]
         except PermissionError:
             raise ToolError(f"Permission denied: {folder}") from None
         if not entries:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -105,6 +107,7 @@ def format_text_read(text: str, display_path: str, offset: int | None, limit: in
 
 class ReadTool(Tool):
     name = "read"
+    read_only = True
     label = "read"
     description = (
         "Read a file from the local filesystem. Text files come back as text; images (PNG, JPEG, GIF, "
@@ -132,15 +135,24 @@ class ReadTool(Tool):
         offset = _optional_int(args, "offset", 1)
         limit = _optional_int(args, "limit", 1)
         path = resolve_read_path(raw_path, ctx.cwd)
+        refused = ctx.path_guard(path)
+        if refused is not None:
+            raise ToolError(refused)
         editor = ctx.editor_for(path)
         if editor is not None and not _looks_like_image(path):
             return format_text_read(await editor.read_text(path), raw_path, offset, limit)
-        data = await asyncio.to_thread(_read_bytes, path)
+        data, cut = await asyncio.to_thread(_read_bytes, path)
 
         mime = detect_image_mime(data[:16])
-        if mime is not None:
+        if mime is not None and not cut:
             return _image_output(path, data, mime, ctx.supports_images)
-        return format_text_read(data.decode("utf-8", errors="replace"), raw_path, offset, limit)
+        output = format_text_read(data.decode("utf-8", errors="replace"), raw_path, offset, limit)
+        if cut:
+            output.content.append(TextContent(text=(
+                f"\n[Only the first {format_size(MAX_READ_BYTES)} of the file were read. "
+                f"Use bash (e.g. tail -c or sed -n) for the rest of {raw_path}]"
+            )))
+        return output
 
 
 _IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp"})
@@ -151,9 +163,15 @@ def _looks_like_image(path: Path) -> bool:
     return path.suffix.lower() in _IMAGE_SUFFIXES
 
 
-def _read_bytes(path: Path) -> bytes:
+# Never more than this is read from one file: a device or a huge file must not exhaust memory.
+MAX_READ_BYTES = 16 * 1024 * 1024
+
+
+def _read_bytes(path: Path) -> tuple[bytes, bool]:
+    """The file's first MAX_READ_BYTES bytes and whether it holds more. Only regular files are read:
+    a device (/dev/zero), a pipe (/dev/stdin) or a socket would block or never end."""
     try:
-        return path.read_bytes()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
     except FileNotFoundError:
         raise ToolError(f"File not found: {path}") from None
     except IsADirectoryError:
@@ -162,3 +180,27 @@ def _read_bytes(path: Path) -> bytes:
         raise ToolError(f"Permission denied: {path}") from None
     except OSError as exc:
         raise ToolError(f"Could not read {path}: {exc.strerror or exc}") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise ToolError(f"Cannot read {path}: it is a directory. Use ls to list its contents.")
+        if not stat.S_ISREG(mode):
+            raise ToolError(f"Cannot read {path}: it is not a regular file (a device, pipe or socket)")
+        os.set_blocking(fd, True)
+        chunks: list[bytes] = []
+        remaining = MAX_READ_BYTES + 1
+        while remaining > 0:
+            chunk = os.read(fd, min(remaining, 1024 * 1024))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            remaining -= len(chunk)
+        data = b"".join(chunks)
+    except OSError as exc:
+        raise ToolError(f"Could not read {path}: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+    if len(data) > MAX_READ_BYTES:
+        return data[:MAX_READ_BYTES], True
+    return data, False
+
