@@ -38,9 +38,46 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
         "XAI_API_KEY",
         "MISTRAL_API_KEY",
         "CEREBRAS_API_KEY",
+        # Cloud credentials (Gemini, Vertex AI, Bedrock, Azure): tests never reach a real account.
+        "GEMINI_API_KEY",
+        "GOOGLE_API_KEY",
+        "GOOGLE_CLOUD_API_KEY",
+        "GOOGLE_APPLICATION_CREDENTIALS",
+        "GOOGLE_CLOUD_PROJECT",
+        "GCLOUD_PROJECT",
+        "GOOGLE_CLOUD_LOCATION",
+        "CLOUDSDK_CONFIG",
+        "AWS_ACCESS_KEY_ID",
+        "AWS_SECRET_ACCESS_KEY",
+        "AWS_SESSION_TOKEN",
+        "AWS_PROFILE",
+        "AWS_REGION",
+        "AWS_DEFAULT_REGION",
+        "AWS_BEARER_TOKEN_BEDROCK",
+        "AWS_CONFIG_FILE",
+        "AWS_SHARED_CREDENTIALS_FILE",
+        "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+        "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+        "AWS_WEB_IDENTITY_TOKEN_FILE",
+        "AWS_ENDPOINT_URL_BEDROCK_RUNTIME",
+        "AZURE_OPENAI_API_KEY",
+        "AZURE_OPENAI_AD_TOKEN",
+        "AZURE_OPENAI_BASE_URL",
+        "AZURE_OPENAI_RESOURCE_NAME",
         "NO_COLOR",
         "TEXTUAL_THEME",
     ):
+        monkeypatch.delenv(var, raising=False)
+    from atomic.core.models.catalog import shipped_providers
+
+    # Every variable a built-in provider reads (a key in the CI environment must not configure one).
+    for spec in shipped_providers().values():
+        for var in [spec.get("envVar"), *spec.get("envVars", ()), *spec.get("optInEnv", ())]:
+            if var:
+                monkeypatch.delenv(var, raising=False)
+    for var in ("ATOMIC_TEST_GITHUB_URL", "ATOMIC_TEST_GITHUB_API_URL", "ATOMIC_TEST_OPENAI_AUTH_URL",
+                "ATOMIC_TEST_CODEX_CALLBACK_PORT", "ATOMIC_MODELS_DEV_URL", "CLOUDFLARE_ACCOUNT_ID",
+                "CLOUDFLARE_GATEWAY_ID"):
         monkeypatch.delenv(var, raising=False)
     return agent
 

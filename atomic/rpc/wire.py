@@ -48,6 +48,7 @@ def state_json(state: SessionState, trust: TrustStatus | None) -> dict[str, Any]
         "messageCount": state.message_count,
         "pendingMessageCount": state.pending_message_count,
         "permissionMode": state.permission_mode,
+        "todos": [item.to_dict() for item in state.todos],
     }
     if state.session_file is not None:
         data["sessionFile"] = str(state.session_file)
@@ -58,6 +59,15 @@ def state_json(state: SessionState, trust: TrustStatus | None) -> dict[str, Any]
         data["modelFallbackReason"] = state.model_fallback.reason
     if trust is not None:
         data["projectTrust"] = trust_json(trust)
+    recovery = state.session_recovery
+    if recovery is not None:
+        data["sessionRecovery"] = {
+            "message": recovery.message,
+            "backupFile": str(recovery.backup_file) if recovery.backup_file is not None else None,
+            "skippedLines": list(recovery.skipped_lines),
+            "headerRebuilt": recovery.header_rebuilt,
+            "relinkedEntries": recovery.relinked_entries,
+        }
     return data
 
 

@@ -137,8 +137,8 @@ def test_only_the_read_only_built_ins_skip_the_checkpoint() -> None:
     from atomic.core.tools.registry import BUILTIN_TOOL_NAMES, create_builtin_tools
 
     tools = {tool.name: tool for tool in create_builtin_tools(BUILTIN_TOOL_NAMES)}
-    assert {name for name, tool in tools.items() if may_change_files(tool)} == {"bash", "write", "edit"}
-    assert not any(may_change_files(tools[name]) for name in ("read", "grep", "find", "ls"))
+    assert {name for name, tool in tools.items() if may_change_files(tool)} == {"bash", "write", "edit", "task"}
+    assert not any(may_change_files(tools[name]) for name in ("read", "grep", "find", "ls", "todo", "web_fetch"))
 
     class ExtensionRead(Tool):  # an extension's tool named like a built-in is not the built-in
         name = "read"

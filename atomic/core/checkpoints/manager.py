@@ -43,15 +43,20 @@ MANIFEST_CACHE_SIZE = 64
 
 
 def may_change_files(tool: Tool) -> bool:
-    """Every tool may write except the built-in read-only ones (an extension's replacement of
-    `read` is not the built-in, so it counts as writing)."""
+    """Every tool may write except the built-in ones that never touch the project's files (an
+    extension's replacement of `read` is not the built-in, so it counts as writing; `task` runs a
+    subagent with writing tools, so it counts too)."""
     from atomic.core.mcp.tools import McpToolSearch
+    from atomic.core.tools.exit_plan import ExitPlanTool
     from atomic.core.tools.find import FindTool
     from atomic.core.tools.grep import GrepTool
     from atomic.core.tools.ls import LsTool
     from atomic.core.tools.read import ReadTool
+    from atomic.core.tools.todo import TodoTool
+    from atomic.core.tools.web_fetch import WebFetchTool
 
-    return not isinstance(tool, ReadTool | GrepTool | FindTool | LsTool | McpToolSearch)
+    read_only = ReadTool | GrepTool | FindTool | LsTool | McpToolSearch | TodoTool | WebFetchTool | ExitPlanTool
+    return not isinstance(tool, read_only)
 
 
 def _retrieve(task: asyncio.Task[Manifest]) -> None:

@@ -28,7 +28,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from atomic.core.contract.engine import BashChunk, Engine, StreamingBehavior, TrustChoice, open_engine
-from atomic.core.contract.state import ModelFallback, SessionState, SkippedResources, TrustStatus
+from atomic.core.contract.state import (
+    ModelFallback,
+    SessionRecovery,
+    SessionState,
+    SkippedResources,
+    TrustStatus,
+)
 from atomic.core.engine.compaction_runner import CompactionFailed
 from atomic.core.engine.factory import StartupError
 from atomic.core.engine.options import SessionOptions
@@ -60,6 +66,7 @@ if TYPE_CHECKING:
         RewindPoint,
         SkippedFile,
     )
+    from atomic.core.contract.logins import SubscriptionLogin, subscription_logins
     from atomic.core.contract.records import (
         AuthStatus,
         CommandInfo,
@@ -88,7 +95,10 @@ if TYPE_CHECKING:
         session_folder,
     )
     from atomic.core.mcp.acp_servers import parse_acp_servers
+    from atomic.core.oauth.base import LoginCancelled, LoginError, LoginPrompts
     from atomic.core.project_offer import ProjectOffer
+    from atomic.core.tools.todo import TodoItem
+    from atomic.core.web_sources import WebSource, web_sources
 
 # Loaded on first use (PEP 562), not at start-up: the RPC server's first answer needs none of them,
 # and defining the records alone took about 5% of the time from start to that answer.
@@ -104,6 +114,10 @@ _LAZY_MODULES = {
     "atomic.core.contract.sessions": "find_session_file has_usable_model list_session_summaries session_folder",
     "atomic.core.mcp.acp_servers": "parse_acp_servers",
     "atomic.core.project_offer": "ProjectOffer",
+    "atomic.core.tools.todo": "TodoItem",
+    "atomic.core.web_sources": "WebSource web_sources",
+    "atomic.core.oauth.base": "LoginCancelled LoginError LoginPrompts",
+    "atomic.core.contract.logins": "SubscriptionLogin subscription_logins",
 }
 _LAZY = {name: module for module, names in _LAZY_MODULES.items() for name in names.split()}
 
@@ -142,6 +156,9 @@ __all__ = [
     "ForkMessage",
     "ForkResult",
     "ListedRule",
+    "LoginCancelled",
+    "LoginError",
+    "LoginPrompts",
     "LogoutResult",
     "McpServerStatus",
     "Model",
@@ -157,10 +174,12 @@ __all__ = [
     "RewindPoint",
     "RuleList",
     "SessionOptions",
+    "SessionRecovery",
     "SessionState",
     "SessionStats",
     "SessionSummary",
     "SessionTree",
+    "SubscriptionLogin",
     "Settings",
     "SkippedFile",
     "SkippedResources",
@@ -169,6 +188,7 @@ __all__ = [
     "StoredTree",
     "StreamingBehavior",
     "ThinkingLevelChange",
+    "TodoItem",
     "TokenTotals",
     "ToolError",
     "TreeNode",
@@ -176,13 +196,16 @@ __all__ = [
     "TrustStatus",
     "UiAnswer",
     "UiAnswerError",
+    "WebSource",
     "check_answer",
     "find_session_file",
     "has_usable_model",
     "list_session_summaries",
     "needs_approval",
     "open_engine",
+    "web_sources",
     "parse_acp_servers",
     "session_folder",
+    "subscription_logins",
     "trust_change_message",
 ]

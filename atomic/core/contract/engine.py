@@ -14,7 +14,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from atomic.core.contract.state import ModelFallback, SessionState, SkippedResources, TrustStatus
+from atomic.core.contract.state import (
+    ModelFallback,
+    SessionRecovery,
+    SessionState,
+    SkippedResources,
+    TrustStatus,
+)
 from atomic.core.engine.options import SessionOptions
 from atomic.core.engine.session import AgentSession, Listener
 from atomic.core.extensions.events import ExtensionUiRequest
@@ -23,6 +29,7 @@ from atomic.core.messages import BashExecutionMessage, ImageContent
 from atomic.core.model_types import Model
 from atomic.core.permissions import Approver, ListedRule, PermissionMode, RuleList
 from atomic.core.permissions.rule_files import RuleScope
+from atomic.core.session.recovery import Recovery
 from atomic.core.settings import Settings
 from atomic.core.tools.base import EditorFiles
 from atomic.core.trust import ProjectTrust
@@ -47,6 +54,7 @@ if TYPE_CHECKING:
         StoredTree,
         ThinkingLevelChange,
     )
+    from atomic.core.oauth.base import LoginPrompts
     from atomic.core.project_offer import ProjectOffer
 
 StreamingBehavior = Literal["steer", "followUp"]
@@ -251,6 +259,8 @@ class Engine:
             pending_message_count=len(s.steering) + len(s.follow_ups),
             permission_mode=s.permissions.mode,
             model_fallback=ModelFallback(reason=block[0], message=block[1]) if block is not None else None,
+            todos=s.todos.current(s.context_items),
+            session_recovery=_recovery_record(s.store.recovery),
         )
 
     def session_stats(self) -> SessionStats:
@@ -395,6 +405,7 @@ class Engine:
                 status=convert.auth_status(registry.auth_status(name)),
                 env_var=registry.env_var_for(name),
                 default_model_id=registry.default_model_id(name),
+                auth=registry.auth_kind(name),
             )
             for name in registry.providers()
         ]
@@ -409,11 +420,18 @@ class Engine:
             status=convert.auth_status(registry.auth_status(provider)),
             env_var=registry.env_var_for(provider),
             default_model_id=registry.default_model_id(provider),
+            auth=registry.auth_kind(provider),
         )
 
     def login_provider(self, provider: str, api_key: str) -> None:
         """Store `api_key` for `provider` in auth.json; its models become available."""
         self._s.login_provider(provider, api_key)
+
+    async def login_with_subscription(self, provider: str, prompts: LoginPrompts) -> None:
+        """Run the subscription login of `provider` (GitHub Copilot, ChatGPT), talking to the person
+        through `prompts`, and store its tokens; its models become available. Raises LoginError
+        (LoginCancelled when the person stopped); cancelling the call stops the login."""
+        await self._s.models.login_with_subscription(provider, prompts)
 
     def logout_provider(self, provider: str) -> LogoutResult:
         """Remove the stored key of `provider`.
@@ -880,3 +898,15 @@ def list_session_summaries(folder: Path | None) -> list[SessionSummary]:
 
     infos = list_all_sessions() if folder is None else list_sessions(folder)
     return [convert.session_summary(info) for info in infos]
+
+
+def _recovery_record(recovery: Recovery | None) -> SessionRecovery | None:
+    if recovery is None:
+        return None
+    return SessionRecovery(
+        message=recovery.summary(),
+        backup_file=recovery.backup,
+        skipped_lines=recovery.skipped_lines,
+        header_rebuilt=recovery.header_made_up,
+        relinked_entries=recovery.relinked,
+    )

@@ -9,8 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from atomic.core.model_types import Model
+
+if TYPE_CHECKING:
+    from atomic.core.tools.todo import TodoItem
 
 
 @dataclass(frozen=True)
@@ -19,6 +23,17 @@ class ModelFallback:
 
     reason: str  # "configured-provider-unsupported" | "configured-model-unsupported" | "configured-model-unavailable"
     message: str  # the whole sentence shown to the user
+
+
+@dataclass(frozen=True)
+class SessionRecovery:
+    """The session file was damaged when it was opened: what was skipped or mended (docs/sessions.md)."""
+
+    message: str  # one sentence for the user, naming the backup
+    backup_file: Path | None  # the damaged bytes, kept beside the file (None when it could not be written)
+    skipped_lines: tuple[int, ...]  # 1-based line numbers that could not be read
+    header_rebuilt: bool  # the first line was not a session header, so one was made up
+    relinked_entries: int  # entries whose parent was missing, attached to the entry before them
 
 
 @dataclass(frozen=True)
@@ -40,6 +55,8 @@ class SessionState:
     pending_message_count: int  # steering plus follow-up messages waiting
     permission_mode: str  # "ask" | "accept-edits" | "yolo"
     model_fallback: ModelFallback | None  # set while the saved default model blocks prompts
+    todos: tuple[TodoItem, ...] = ()  # the branch's to-do list (the `todo` tool)
+    session_recovery: SessionRecovery | None = None  # set when the session file was damaged on opening
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,9 @@ from atomic.core.engine.compaction_runner import CompactionRunner
 from atomic.core.engine.errors import PromptRejected
 from atomic.core.engine.model_selection import ModelSelection
 from atomic.core.engine.owned_messages import OwnedMessages
+from atomic.core.engine.plan_review import PlanReview
 from atomic.core.engine.session_files import SessionFiles
+from atomic.core.engine.todos import TodoTracker
 from atomic.core.events import (
     AgentSettled,
     CompactionReason,
@@ -44,10 +46,13 @@ from atomic.core.permissions import ApprovalRequest, Decision, PermissionPolicy,
 from atomic.core.permissions.rule_files import rule_saver, settings_rules
 from atomic.core.providers.base import StreamRequest, ToolSpec
 from atomic.core.session.context import ContextItem, SessionContext, build_context
+from atomic.core.session.queue_file import QueueJournal, now_ms, restore_queues
 from atomic.core.session.store import SessionStore
 from atomic.core.settings import Settings, SettingsManager
 from atomic.core.shell_env import model_command_env
 from atomic.core.tools.base import EditorFiles, Tool, ToolContext, ToolOutput
+from atomic.core.tools.exit_plan import EXIT_PLAN_TOOL, PLAN_MODE_PROMPT, ExitPlanTool
+from atomic.core.tools.todo import TODO_TOOL
 
 if TYPE_CHECKING:
     from atomic.core.checkpoints.manager import Checkpoints
@@ -57,6 +62,7 @@ if TYPE_CHECKING:
     from atomic.core.project_offer import ProjectOffer
     from atomic.core.resources.context_files import ContextFile
     from atomic.core.resources.input_expansion import ResourceCatalog
+    from atomic.core.subagents.runner import SubagentRunner
     from atomic.core.trust import ProjectTrust
 
 Listener = Callable[[Event], None]
@@ -92,6 +98,8 @@ class AgentSession:
         s = settings.settings
         self.steering = MessageQueue(s.steering_mode)
         self.follow_ups = MessageQueue(s.follow_up_mode)
+        # Queued messages are kept on disk beside the session file until they are stored in it.
+        self.queue_journal = QueueJournal(lambda: self.store.path, lambda: (self.steering, self.follow_ups))
         self.auto_retry_enabled = s.retry.enabled
         self.auto_compaction_enabled = s.compaction.enabled
         self.models = ModelSelection(
@@ -107,6 +115,10 @@ class AgentSession:
         self.context_items: list[ContextItem] = []
         self.loaded_context = SessionContext()
         self.compacted_since_usage = False
+        # The branch's to-do list (the `todo` tool), read from the context items.
+        self.todos = TodoTracker(self.emit)
+        # Runs the `task` tool's children (installed by the factory when the tool is on).
+        self.subagents: SubagentRunner | None = None
         self.pending_tool_results: list[ToolResultMessage] | None = None
         # Direct bash results and extension messages that finish later, stored in their own session.
         self.owned_messages = OwnedMessages(
@@ -126,6 +138,12 @@ class AgentSession:
             agent_dir=agent_dir,
             rule_source=lambda: settings_rules(self.settings_manager),
             save_rule=rule_saver(settings),
+        )
+        # Plan mode: `exit_plan` is offered while planning; approving switches back to this mode.
+        self.exit_plan_tool = ExitPlanTool()
+        self.mode_before_plan = "ask"
+        self.plan_review = PlanReview(
+            self.permissions, lambda mode: self.set_permission_mode(mode), lambda: self.mode_before_plan
         )
         # Set by a frontend whose client edits files itself (ACP's fs methods).
         self.editor_files: EditorFiles | None = None
@@ -216,13 +234,17 @@ class AgentSession:
         return lambda: self.listeners.remove(listener) if listener in self.listeners else None
 
     def emit(self, event: Event) -> None:
+        self.emit_to_listeners(event)
+        if self.hooks.has(event.type):
+            self.hooks.emit_nowait(event.type, {"event": event})
+
+    def emit_to_listeners(self, event: Event) -> None:
+        """To the frontends only: a subagent's events are not the session's own for extensions."""
         for listener in list(self.listeners):
             try:
                 listener(event)
             except Exception as exc:  # a frontend bug must not stop the engine
                 self.startup_warnings.append(f"listener error: {exc}")
-        if self.hooks.has(event.type):
-            self.hooks.emit_nowait(event.type, {"event": event})
 
     def notify_once(self, key: str, message: str) -> None:
         """Tell the user something once per session object and `key`: a warning notification
@@ -273,6 +295,9 @@ class AgentSession:
 
     def headers_for(self, model: Model) -> dict[str, str]:
         return self.models.headers_for(model)
+
+    async def request_credentials(self, model: Model, messages: list[Any]) -> tuple[str | None, dict[str, str]]:
+        return await self.models.request_credentials(model, messages)
 
     def has_auth(self, model: Model) -> bool:
         return self.models.has_auth(model)
@@ -386,6 +411,7 @@ class AgentSession:
         self.loaded_context = ctx
         self.context_items = ctx.items
         self.compacted_since_usage = ctx.compacted_since_usage
+        self.todos.refresh(ctx.items)
 
     def context_messages(self) -> list[Any]:
         return [item.message for item in self.context_items]
@@ -395,6 +421,10 @@ class AgentSession:
         self.context_items.append(ContextItem(entry["id"], message))
         if isinstance(message, UserMessage) and self._current_run is not None:
             self.checkpoints.user_message_stored(entry["id"])
+        if isinstance(message, ToolResultMessage) and message.tool_name == TODO_TOOL:
+            self.todos.recorded(self.context_items)
+        if isinstance(message, UserMessage):
+            self.queue_journal.stored()
         if isinstance(message, AssistantMessage) and message.usage.total_tokens and message.stop_reason not in (
             "error",
             "aborted",
@@ -430,24 +460,29 @@ class AgentSession:
             for result in await self.hooks.emit("context", payload):
                 if isinstance(result, dict) and isinstance(result.get("messages"), list):
                     messages = result["messages"]
-        api_key = self.api_key_for(model)
+        api_key, headers = await self.request_credentials(model, messages)
         timeout_ms = self.settings.retry.provider.timeout_ms
         tools = self.active_tools()
+        system_prompt = self.system_prompt
+        if self.permissions.mode == "plan":
+            tools = tools + [self.exit_plan_tool]
+            system_prompt = f"{system_prompt}\n\n{PLAN_MODE_PROMPT}"
         if self.mcp is not None:
             # Servers still starting get a bounded wait so their tools are offered (abort cancels it).
             await self.mcp.wait_ready()
             tools = tools + self.mcp.request_tools(model.context_window)
         return StreamRequest(
             model=model,
-            system_prompt=self.system_prompt,
+            system_prompt=system_prompt,
             messages=messages,
             tools=[ToolSpec(name=t.name, description=t.description, parameters=t.parameters) for t in tools],
             thinking_level=self.thinking_level,
             api_key=api_key,
-            headers=self.headers_for(model),
+            headers=headers,
             timeout_s=timeout_ms / 1000 if timeout_ms else None,
             session_id=self.store.session_id,
             thinking_budgets=self.settings.thinking_budgets,
+            web_search=self.settings.web_search,
         )
 
     def active_tools(self) -> list[Tool]:
@@ -456,6 +491,8 @@ class AgentSession:
     def find_tool(self, name: str) -> Tool | None:
         if name in self.active_tool_names:
             return self.tools.get(name)
+        if name == EXIT_PLAN_TOOL and self.permissions.mode == "plan":
+            return self.exit_plan_tool
         return self.mcp.find_tool(name) if self.mcp is not None else None
 
     async def before_tool(self, tool: Tool) -> None:
@@ -484,6 +521,8 @@ class AgentSession:
                 secret_names=self.registry.key_env_names(),
             ),
             editor_files=self.editor_files,
+            subagents=self.subagents,
+            plan_review=self.plan_review,
             path_guard=self.permissions.read_guard(),
         )
 
@@ -494,7 +533,19 @@ class AgentSession:
             compute_cost(self.model, usage)
 
     def queue_changed(self) -> None:
+        self.queue_journal.changed()
         self.emit(QueueUpdate(steering=self.steering.texts(), follow_up=self.follow_ups.texts()))
+
+    def restore_queue(self) -> None:
+        """Put back the messages that were queued in this session file and never stored."""
+        stored = (
+            r.data["message"] for r in self.store.records
+            if r.type == "message" and isinstance(r.data.get("message"), dict) and r.data["message"].get("role") == "user"
+        )
+        if restore_queues(self.store.path, stored, self.steering, self.follow_ups):
+            self.queue_changed()
+        else:
+            self.queue_journal.stored()  # a journal of messages already stored is removed
 
     # ------------------------------------------------------------------ prompting
 
@@ -546,8 +597,8 @@ class AgentSession:
         self.start_run([QueuedMessage(text, images)])
 
     def _queue(self, queue: MessageQueue, text: str, images: list[ImageContent]) -> None:
-        queue.push(QueuedMessage(text, images))
-        self.queue_changed()
+        queue.push(QueuedMessage(text, images, now_ms()))
+        self.queue_changed()  # on disk (the journal) before the caller acknowledges it
 
     async def steer(self, text: str, images: list[ImageContent] | None = None) -> None:
         self._reject_extension_command(text)
@@ -578,7 +629,12 @@ class AgentSession:
         if not items and len(self.follow_ups) and not len(self.steering):
             pending = [user_message_from(i) for i in self.follow_ups.poll()]
             self.queue_changed()
-        run = AgentRun(self)
+        # Write, then tell: the messages are on disk before the caller (the `prompt` response) says
+        # they were accepted; the run only announces them (message_start / message_end). Steering
+        # the run takes first is on disk already, in the queue journal.
+        for message in pending:
+            self.record_message(message)
+        run = AgentRun(self, recorded=pending)
         self._current_run = run
 
         base_prompt = self.system_prompt
@@ -739,6 +795,7 @@ class AgentSession:
         steering = [i.text for i in self.steering.clear()]
         follow = [i.text for i in self.follow_ups.clear()]
         if steering or follow:
+            self.queue_journal.save()
             self.queue_changed()
         return {"steering": steering, "followUp": follow}
 
@@ -760,7 +817,10 @@ class AgentSession:
 
     def set_permission_mode(self, mode: str, persist: bool = False) -> None:
         """Change who approves tool calls; "always" answers given so far stay remembered."""
-        self.permissions.mode = parse_mode(mode)
+        parsed = parse_mode(mode)
+        if parsed == "plan" and self.permissions.mode != "plan":
+            self.mode_before_plan = self.permissions.mode
+        self.permissions.mode = parsed
         if persist:
             self.settings_manager.update({"permissionMode": mode})
         self.emit(PermissionModeChanged(mode=mode))

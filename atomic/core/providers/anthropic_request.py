@@ -62,7 +62,7 @@ def _visible_block(block: Any, replay_signed: bool) -> dict[str, Any] | None:
 
 
 def _assistant_blocks(message: AssistantMessage, request: StreamRequest) -> list[dict[str, Any]]:
-    same_model = from_same_model(message, API, request.model.id, request.model.provider)
+    same_model = from_same_model(message, request.model.api, request.model.id, request.model.provider)
     kept = sorted(message.provider_blocks or [], key=lambda b: b.position) if same_model else []
     blocks: list[dict[str, Any]] = []
     k = 0
@@ -153,6 +153,9 @@ def _trim_trailing_text(blocks: list[dict[str, Any]]) -> None:
             blocks.pop()
 
 
+WEB_SEARCH_TOOL: dict[str, Any] = {"type": "web_search_20250305", "name": "web_search", "max_uses": 5}
+
+
 def build_params(request: StreamRequest) -> dict[str, Any]:
     """The JSON body for `POST /v1/messages` (without `stream`)."""
     model = request.model
@@ -161,11 +164,16 @@ def build_params(request: StreamRequest) -> dict[str, Any]:
         params["system"] = [
             {"type": "text", "text": request.system_prompt, "cache_control": dict(CACHE_CONTROL)}
         ]
+    tools: list[dict[str, Any]] = []
+    if request.web_search:
+        # Anthropic's server-side search: results and citations come back as blocks of the reply.
+        tools.append(dict(WEB_SEARCH_TOOL))
     if request.tools:
-        tools = [
+        tools += [
             {"name": tool.name, "description": tool.description, "input_schema": tool.parameters}
             for tool in request.tools
         ]
+    if tools:
         tools[-1]["cache_control"] = dict(CACHE_CONTROL)
         params["tools"] = tools
     params.update(
