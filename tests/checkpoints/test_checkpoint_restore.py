@@ -293,3 +293,25 @@ async def test_atomics_own_files_are_never_covered_when_they_lie_in_the_project(
         assert session.store.path.exists() and not (home / "made.txt").exists()
     finally:
         await session.shutdown()
+
+
+async def test_a_steering_message_that_writes_gets_its_own_checkpoint(make_session: SessionMaker, workdir: Path) -> None:
+    (workdir / "a.txt").write_text("0\n")
+    script = [
+        {"match": "first", **bash_call("sleep 0.3; echo 1 > a.txt")},
+        {"match": "steer", **bash_call("echo 2 > a.txt")},
+        {"match": "steer", "text": "done"},
+    ]
+    session, _provider, _recorder = await make_session(script)
+    await session.prompt("first prompt")
+    await asyncio.sleep(0.1)
+    await session.steer("steer it")
+    await session.wait_idle()
+    users = [r.id for r in session.store.records if entries.is_user_message(r)]
+    recorded = entries.recorded(session.store)
+    assert [c.entry_id for c in recorded] == users and len(users) == 2
+    # The steering prompt's checkpoint holds the files as its run found them.
+    await session.checkpoints.restore(recorded[1].checkpoint_id)
+    assert (workdir / "a.txt").read_text() == "1\n"
+    await session.checkpoints.restore(recorded[0].checkpoint_id)
+    assert (workdir / "a.txt").read_text() == "0\n"

@@ -127,10 +127,13 @@ class Checkpoints:
 
     # -------------------------------------------------------------- during a run
 
-    def begin_run(self) -> None:
-        """Start scanning the files for the prompt that starts this run (kept only if it writes)."""
-        self._prompt_entry = None
-        self._early_for = None
+    def begin_run(self, prompt_entry: str | None) -> None:
+        """Start scanning the files for the prompt that starts this run (kept only if it writes).
+
+        `prompt_entry` is its user message when it was stored before the run began (None when the
+        run starts from queued messages it stores itself)."""
+        self._prompt_entry = prompt_entry
+        self._early_for = prompt_entry
         self._checkpointed = set()
         self._early = asyncio.ensure_future(asyncio.to_thread(self._scan_early)) if self.enabled else None
         if self._early is not None:
@@ -142,7 +145,8 @@ class Checkpoints:
         return self._snap().scan(keep=True, save=False)
 
     def user_message_stored(self, entry_id: str) -> None:
-        if self._prompt_entry is None and self._early is not None:
+        """A user message the running run stored (steering, a follow-up, its first queued one)."""
+        if self._early_for is None and self._early is not None:
             self._early_for = entry_id
         self._prompt_entry = entry_id
 

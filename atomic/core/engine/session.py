@@ -634,6 +634,8 @@ class AgentSession:
         # the run takes first is on disk already, in the queue journal.
         for message in pending:
             self.record_message(message)
+        # The prompt the run's checkpoint belongs to: the latest user message stored for it.
+        prompt_entry = self.store.leaf_id if pending else None
         run = AgentRun(self, recorded=pending)
         self._current_run = run
 
@@ -644,7 +646,7 @@ class AgentSession:
                 # Yield once: whoever started the run (the RPC `prompt` handler) answers before the run's
                 # first step builds and sends the request.
                 await asyncio.sleep(0)
-                self.checkpoints.begin_run()
+                self.checkpoints.begin_run(prompt_entry)
                 if self.hooks.has("before_agent_start"):
                     await self._before_agent_start(pending)
                 await run.run(pending)
