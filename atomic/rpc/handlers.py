@@ -337,5 +337,13 @@ async def restore_checkpoint(e: Engine, c: p.RestoreCheckpoint, _x: HandlerConte
     return wire.restore_json(await e.restore_checkpoint(c.checkpoint_id))
 
 
+@handles(p.ReconnectMcpServer)
+async def reconnect_mcp_server(e: Engine, c: p.ReconnectMcpServer, _x: HandlerContext) -> Any:
+    state = await e.reconnect_mcp_server(c.name)
+    if state is None:
+        raise ValueError(f"No MCP server named {c.name!r}")
+    return {"server": wire.mcp_server_json(state)}
+
+
 COMMAND_MODELS: tuple[type[p.Command], ...] = tuple(MODEL_BY_TYPE.values())
 COMMAND_TYPES: frozenset[str] = frozenset(MODEL_BY_TYPE)

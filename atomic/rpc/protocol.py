@@ -254,6 +254,11 @@ class RestoreCheckpoint(Command):
     checkpoint_id: str = Field(alias="checkpointId")
 
 
+class ReconnectMcpServer(Command):
+    type: Literal["reconnect_mcp_server"]
+    name: str
+
+
 class ExtensionUiResponse(Command):
     type: Literal["extension_ui_response"]
     # Checked against the pending request by the engine (a string "true" is not a confirmation).
