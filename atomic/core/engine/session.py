@@ -538,7 +538,7 @@ class AgentSession:
             subagents=self.subagents,
             plan_review=self.plan_review,
             path_guard=self.permissions.read_guard(),
-            sandbox=self.sandbox.for_tools(),
+            sandbox=self.sandbox.for_tools(planning=self.permissions.mode == "plan"),
         )
 
     def fill_cost(self, usage: Usage) -> None:
