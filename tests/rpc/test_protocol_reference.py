@@ -158,6 +158,24 @@ def test_both_pages_link_to_each_other() -> None:
     assert "](docs/rpc-protocol.md)" in (DOCS.parent / "README.md").read_text(encoding="utf-8")
 
 
+def anchors(text: str) -> set[str]:
+    """The anchors a Markdown renderer gives the page's headings (lower case, punctuation dropped)."""
+    slugs = set()
+    for heading in re.findall(r"^#+ (.+)$", text, re.M):
+        slugs.add(re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-"))
+    return slugs
+
+
+@pytest.mark.parametrize("page", [REFERENCE, ADDITIONS])
+def test_links_between_the_pages_land_on_a_heading(page: str) -> None:
+    text = _doc(page)
+    broken = []
+    for target, anchor in re.findall(r"\]\(((?:rpc|rpc-protocol)\.md)?#([\w-]+)\)", text):
+        if anchor not in anchors(_doc(target) if target else text):
+            broken.append(f"{target}#{anchor}")
+    assert broken == []
+
+
 # ----------------------------------------------------------------------------- the checks can fail
 
 
@@ -180,6 +198,7 @@ def test_the_extractors_find_what_a_page_names() -> None:
     assert {"make_coffee", "brew_tea"} - declared_commands() == {"make_coffee", "brew_tea"}
     assert "coffee_ready" not in declared_events()
     assert mentions(page, "make_coffee") and not mentions(page, "make")
+    assert anchors("## Events\n#### `agent_start` / `agent_end`\n") == {"events", "agent_start--agent_end"}
 
 
 def test_the_code_lists_are_complete() -> None:
