@@ -9,6 +9,7 @@ protocol's camelCase JSON only through atomic/rpc/wire.py.
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -205,7 +206,12 @@ async def export_html(e: Engine, c: p.ExportHtml, _x: HandlerContext) -> Any:
 
 @handles(p.SwitchSession)
 async def switch_session(e: Engine, c: p.SwitchSession, _x: HandlerContext) -> dict[str, bool]:
-    return {"cancelled": not await e.switch_session(c.session_path)}
+    cancelled = not await e.switch_session(c.session_path)
+    recovery = e.state().session_recovery
+    if not cancelled and recovery is not None:
+        # Said once, as at start-up: the file was damaged and what was skipped (get_state keeps it).
+        print(f"warning: {recovery.message}", file=sys.stderr, flush=True)
+    return {"cancelled": cancelled}
 
 
 @handles(p.Fork)

@@ -55,6 +55,15 @@ def state_json(state: SessionState, trust: TrustStatus | None) -> dict[str, Any]
         data["modelFallbackReason"] = state.model_fallback.reason
     if trust is not None:
         data["projectTrust"] = trust_json(trust)
+    recovery = state.session_recovery
+    if recovery is not None:
+        data["sessionRecovery"] = {
+            "message": recovery.message,
+            "backupFile": str(recovery.backup_file) if recovery.backup_file is not None else None,
+            "skippedLines": list(recovery.skipped_lines),
+            "headerRebuilt": recovery.header_rebuilt,
+            "relinkedEntries": recovery.relinked_entries,
+        }
     return data
 
 

@@ -116,6 +116,9 @@ class SlashCommands:
     async def _session_chosen(self, choice: SessionChoice) -> None:
         if await self.app.session.switch_session(choice.path):
             self.app.notify(f"Resumed: {choice.title}")
+            recovery = self.app.session.state().session_recovery
+            if recovery is not None:
+                self.app.renderer.note(recovery.message, "warning")
         else:
             self.app.notify("Session switch cancelled by an extension")
 

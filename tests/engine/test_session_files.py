@@ -37,6 +37,9 @@ class FakeHost:
     def record_current_model(self) -> None:
         self.calls.append("record")
 
+    def restore_queue(self) -> None:
+        self.calls.append("queue")
+
 
 def make(tmp_path: Path) -> tuple[SessionFiles, FakeHost, list[str]]:
     session_dir = tmp_path / "sessions"
@@ -61,7 +64,7 @@ async def test_new_session_replaces_the_store_and_lets_the_host_rebuild(tmp_path
     host.is_streaming = True
     assert await files.new_session() is True
     assert files.store is not old and files.store.records == []
-    assert host.calls == ["abort:False", "reload", "restore", "record"]
+    assert host.calls == ["abort:False", "reload", "restore", "queue", "record"]
     assert [e.to_wire()["type"] for e in host.events] == ["session_changed"]
 
 

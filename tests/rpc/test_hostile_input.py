@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from atomic.core.session import file_writes
 from atomic.core.session.store import SessionStore
 from atomic.rpc import handlers
 from tests.rpc.inprocess import InProcessRpc
@@ -118,7 +119,7 @@ def test_a_failed_first_write_leaves_no_file_and_a_retry_succeeds(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     store = SessionStore.create(tmp_path / "sessions", tmp_path)
-    real_write = SessionStore._write_all
+    real_write = file_writes._write_all
     calls = {"n": 0}
 
     def failing(fd: int, data: bytes) -> None:
@@ -127,10 +128,11 @@ def test_a_failed_first_write_leaves_no_file_and_a_retry_succeeds(
             raise OSError(28, "No space left on device")
         real_write(fd, data)
 
-    monkeypatch.setattr(SessionStore, "_write_all", staticmethod(failing))
+    monkeypatch.setattr(file_writes, "_write_all", failing)
     with pytest.raises(OSError):
         store.append("message", message={"role": "user", "content": "one \ud800", "timestamp": 1})
     assert store.path is not None and not store.path.exists()
+    assert list(store.path.parent.iterdir()) == []  # no temp file left behind either
     store.append("message", message={"role": "user", "content": "two", "timestamp": 2})
     entries = session_lines(store.path)
     assert [e["message"]["content"] for e in entries[1:]] == ["one \ud800", "two"]

@@ -108,7 +108,7 @@ async def test_killed_mid_stream_file_reopens_with_the_prompt(start_rpc: StartRp
     read_jsonl(path)  # still valid JSON lines throughout
 
 
-async def test_torn_last_line_opens_and_later_appends_start_a_new_line(
+async def test_torn_last_line_opens_is_kept_in_a_backup_and_appends_follow_the_rest(
     start_rpc: StartRpc, tmp_path: Path, work_dir: Path
 ) -> None:
     torn = '{"type":"message","id":"u9","parentId":"a1","timestamp":"2026-01-02T03:04:05.000Z","mess'
@@ -117,15 +117,20 @@ async def test_torn_last_line_opens_and_later_appends_start_a_new_line(
         [header("0000-torn", work_dir), user_entry("u1", None, "kept question"), assistant_entry("a1", "u1", "kept")],
         tail=torn,
     )
+    damaged = path.read_bytes()
     client = await start_rpc([{"text": "appended answer"}])
     assert await client.call("switch_session", sessionPath=str(path)) == {"cancelled": False}
     assert [m["role"] for m in await client.get_messages()] == ["user", "assistant"]
-    assert (await client.get_state())["sessionFile"] == str(path)
+    state = await client.get_state()
+    assert state["sessionFile"] == str(path)
+    backups = list(tmp_path.glob("torn.jsonl.*.damaged"))
+    assert [b.read_bytes() for b in backups] == [damaged]  # the torn line is kept, beside the file...
+    assert state["sessionRecovery"]["backupFile"] == str(backups[0])
     await client.run_prompt("after the tear")
     raw_lines = path.read_text(encoding="utf-8").split("\n")
-    assert raw_lines[3] == torn  # the torn line is never rewritten...
-    appended = [json.loads(line) for line in raw_lines[4:] if line]
-    assert appended, "nothing appended"  # ...and what follows starts on its own line
+    assert torn not in raw_lines  # ...and the file goes on without it, every line whole
+    appended = [json.loads(line) for line in raw_lines[3:] if line]
+    assert appended, "nothing appended"
     assert appended[0]["parentId"] == "a1"
     assert [e["message"]["role"] for e in appended if e["type"] == "message"] == ["user", "assistant"]
     assert await client.get_last_assistant_text() == "appended answer"

@@ -47,8 +47,11 @@ class RetryCancelled(Exception):
 class AgentRun:
     """One run of the loop, from `agent_start` to `agent_end`."""
 
-    def __init__(self, host: LoopHost) -> None:
+    def __init__(self, host: LoopHost, recorded: list[Any] | None = None) -> None:
         self.host = host
+        # Messages the host stored before the run started (a prompt is on disk before it is
+        # acknowledged): the run announces them without storing them again.
+        self._recorded = {id(message) for message in recorded or []}
         self.new_messages: list[Any] = []
         self.retry_wait: asyncio.Future[None] | None = None
         self.aborted = False
@@ -59,7 +62,10 @@ class AgentRun:
 
     def _add(self, message: Any) -> None:
         self.host.emit(MessageStart(message=message))
-        self.host.record_message(message)
+        if id(message) in self._recorded:
+            self._recorded.discard(id(message))
+        else:
+            self.host.record_message(message)
         self.new_messages.append(message)
         self.host.emit(MessageEnd(message=message))
 

@@ -11,6 +11,9 @@ from atomic.core.messages import ImageContent
 class QueuedMessage:
     text: str
     images: list[ImageContent] = field(default_factory=list)
+    # When it was queued (ms since the epoch; 0 when unknown): a restored queue leaves out what was
+    # stored after this moment (session/queue_file.py).
+    queued_at: int = 0
 
 
 class MessageQueue:

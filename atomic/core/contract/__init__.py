@@ -27,7 +27,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from atomic.core.contract.engine import BashChunk, Engine, StreamingBehavior, TrustChoice, open_engine
-from atomic.core.contract.state import ModelFallback, SessionState, SkippedResources, TrustStatus
+from atomic.core.contract.state import (
+    ModelFallback,
+    SessionRecovery,
+    SessionState,
+    SkippedResources,
+    TrustStatus,
+)
 from atomic.core.engine.compaction_runner import CompactionFailed
 from atomic.core.engine.factory import StartupError
 from atomic.core.engine.options import SessionOptions
@@ -138,6 +144,7 @@ __all__ = [
     "QueueSnapshot",
     "RuleList",
     "SessionOptions",
+    "SessionRecovery",
     "SessionState",
     "SessionStats",
     "SessionSummary",

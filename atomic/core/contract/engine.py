@@ -14,7 +14,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from atomic.core.contract.state import ModelFallback, SessionState, SkippedResources, TrustStatus
+from atomic.core.contract.state import (
+    ModelFallback,
+    SessionRecovery,
+    SessionState,
+    SkippedResources,
+    TrustStatus,
+)
 from atomic.core.engine.options import SessionOptions
 from atomic.core.engine.session import AgentSession, Listener
 from atomic.core.extensions.events import ExtensionUiRequest
@@ -23,6 +29,7 @@ from atomic.core.messages import BashExecutionMessage, ImageContent
 from atomic.core.model_types import Model
 from atomic.core.permissions import Approver, ListedRule, PermissionMode, RuleList
 from atomic.core.permissions.rule_files import RuleScope
+from atomic.core.session.recovery import Recovery
 from atomic.core.settings import Settings
 from atomic.core.tools.base import EditorFiles
 from atomic.core.trust import ProjectTrust
@@ -250,6 +257,7 @@ class Engine:
             pending_message_count=len(s.steering) + len(s.follow_ups),
             permission_mode=s.permissions.mode,
             model_fallback=ModelFallback(reason=block[0], message=block[1]) if block is not None else None,
+            session_recovery=_recovery_record(s.store.recovery),
         )
 
     def session_stats(self) -> SessionStats:
@@ -828,3 +836,15 @@ def list_session_summaries(folder: Path | None) -> list[SessionSummary]:
 
     infos = list_all_sessions() if folder is None else list_sessions(folder)
     return [convert.session_summary(info) for info in infos]
+
+
+def _recovery_record(recovery: Recovery | None) -> SessionRecovery | None:
+    if recovery is None:
+        return None
+    return SessionRecovery(
+        message=recovery.summary(),
+        backup_file=recovery.backup,
+        skipped_lines=recovery.skipped_lines,
+        header_rebuilt=recovery.header_made_up,
+        relinked_entries=recovery.relinked,
+    )

@@ -22,6 +22,17 @@ class ModelFallback:
 
 
 @dataclass(frozen=True)
+class SessionRecovery:
+    """The session file was damaged when it was opened: what was skipped or mended (docs/sessions.md)."""
+
+    message: str  # one sentence for the user, naming the backup
+    backup_file: Path | None  # the damaged bytes, kept beside the file (None when it could not be written)
+    skipped_lines: tuple[int, ...]  # 1-based line numbers that could not be read
+    header_rebuilt: bool  # the first line was not a session header, so one was made up
+    relinked_entries: int  # entries whose parent was missing, attached to the entry before them
+
+
+@dataclass(frozen=True)
 class SessionState:
     """The engine's state at one moment (RPC `get_state`)."""
 
@@ -40,6 +51,7 @@ class SessionState:
     pending_message_count: int  # steering plus follow-up messages waiting
     permission_mode: str  # "ask" | "accept-edits" | "yolo"
     model_fallback: ModelFallback | None  # set while the saved default model blocks prompts
+    session_recovery: SessionRecovery | None = None  # set when the session file was damaged on opening
 
 
 @dataclass(frozen=True)

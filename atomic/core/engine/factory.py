@@ -14,7 +14,7 @@ from atomic.core.permissions import parse_mode
 from atomic.core.permissions.rule_files import rule_problems
 from atomic.core.private_files import ensure_private_dir
 from atomic.core.session.listing import find_session, list_sessions
-from atomic.core.session.store import SessionStore
+from atomic.core.session.store import SessionFileError, SessionStore
 from atomic.core.settings import SettingsManager
 
 
@@ -46,12 +46,13 @@ def _open_store(options: SessionOptions, session_dir: Path | None, cwd: Path) ->
         path = find_session(options.session, lookup_dir)
         if path is None:
             raise StartupError(f"No session found for --session {options.session}")
-        return SessionStore.open(path), True
+        return SessionStore.open(path, cwd), True
     if options.continue_recent and session_dir is not None:
         for info in list_sessions(session_dir):
             try:
-                return SessionStore.open(info.path), True
-            except Exception:
+                # A damaged file opens too (recovered, with a backup): only an unreadable one is passed over.
+                return SessionStore.open(info.path, cwd), True
+            except SessionFileError:
                 continue
     return SessionStore.create(session_dir, cwd), False
 
@@ -195,6 +196,7 @@ async def create_session(options: SessionOptions) -> AgentSession:
     session.reload_context()
     if resumed:
         session.restore_model_from_session()
+        session.restore_queue()
         if session.model is not None:
             # The resumed session's own model is used, not the saved default.
             session.models.clear_block()

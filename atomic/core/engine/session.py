@@ -37,12 +37,14 @@ from atomic.core.messages import (
     ImageContent,
     ToolResultMessage,
     Usage,
+    UserMessage,
 )
 from atomic.core.model_types import Model
 from atomic.core.permissions import ApprovalRequest, Decision, PermissionPolicy, parse_mode
 from atomic.core.permissions.rule_files import rule_saver, settings_rules
 from atomic.core.providers.base import StreamRequest, ToolSpec
 from atomic.core.session.context import ContextItem, SessionContext, build_context
+from atomic.core.session.queue_file import QueueJournal, now_ms, restore_queues
 from atomic.core.session.store import SessionStore
 from atomic.core.settings import Settings, SettingsManager
 from atomic.core.shell_env import model_command_env
@@ -90,6 +92,8 @@ class AgentSession:
         s = settings.settings
         self.steering = MessageQueue(s.steering_mode)
         self.follow_ups = MessageQueue(s.follow_up_mode)
+        # Queued messages are kept on disk beside the session file until they are stored in it.
+        self.queue_journal = QueueJournal(lambda: self.store.path, lambda: (self.steering, self.follow_ups))
         self.auto_retry_enabled = s.retry.enabled
         self.auto_compaction_enabled = s.compaction.enabled
         self.models = ModelSelection(
@@ -380,6 +384,8 @@ class AgentSession:
     def record_message(self, message: Any) -> None:
         entry = self.store.append("message", message=message.to_wire())
         self.context_items.append(ContextItem(entry["id"], message))
+        if isinstance(message, UserMessage):
+            self.queue_journal.stored()
         if isinstance(message, AssistantMessage) and message.usage.total_tokens and message.stop_reason not in (
             "error",
             "aborted",
@@ -476,7 +482,19 @@ class AgentSession:
             compute_cost(self.model, usage)
 
     def queue_changed(self) -> None:
+        self.queue_journal.changed()
         self.emit(QueueUpdate(steering=self.steering.texts(), follow_up=self.follow_ups.texts()))
+
+    def restore_queue(self) -> None:
+        """Put back the messages that were queued in this session file and never stored."""
+        stored = (
+            r.data["message"] for r in self.store.records
+            if r.type == "message" and isinstance(r.data.get("message"), dict) and r.data["message"].get("role") == "user"
+        )
+        if restore_queues(self.store.path, stored, self.steering, self.follow_ups):
+            self.queue_changed()
+        else:
+            self.queue_journal.stored()  # a journal of messages already stored is removed
 
     # ------------------------------------------------------------------ prompting
 
@@ -528,8 +546,8 @@ class AgentSession:
         self.start_run([QueuedMessage(text, images)])
 
     def _queue(self, queue: MessageQueue, text: str, images: list[ImageContent]) -> None:
-        queue.push(QueuedMessage(text, images))
-        self.queue_changed()
+        queue.push(QueuedMessage(text, images, now_ms()))
+        self.queue_changed()  # on disk (the journal) before the caller acknowledges it
 
     async def steer(self, text: str, images: list[ImageContent] | None = None) -> None:
         self._reject_extension_command(text)
@@ -560,7 +578,12 @@ class AgentSession:
         if not items and len(self.follow_ups) and not len(self.steering):
             pending = [user_message_from(i) for i in self.follow_ups.poll()]
             self.queue_changed()
-        run = AgentRun(self)
+        # Write, then tell: the messages are on disk before the caller (the `prompt` response) says
+        # they were accepted; the run only announces them (message_start / message_end). Steering
+        # the run takes first is on disk already, in the queue journal.
+        for message in pending:
+            self.record_message(message)
+        run = AgentRun(self, recorded=pending)
         self._current_run = run
 
         base_prompt = self.system_prompt
@@ -720,6 +743,7 @@ class AgentSession:
         steering = [i.text for i in self.steering.clear()]
         follow = [i.text for i in self.follow_ups.clear()]
         if steering or follow:
+            self.queue_journal.save()
             self.queue_changed()
         return {"steering": steering, "followUp": follow}
 

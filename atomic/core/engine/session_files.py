@@ -29,6 +29,7 @@ class SessionFilesHost(Protocol):
     def reload_context(self) -> None: ...
     def restore_model_from_session(self) -> None: ...
     def record_current_model(self) -> None: ...
+    def restore_queue(self) -> None: ...
 
 
 class SessionFiles:
@@ -49,6 +50,7 @@ class SessionFiles:
         self.store = store
         host.reload_context()
         host.restore_model_from_session()
+        host.restore_queue()
         host.emit(SessionChanged(reason=reason, session_file=str(store.path) if store.path else None))
         if host.hooks.has("session_start"):
             await host.hooks.emit(
@@ -70,7 +72,7 @@ class SessionFiles:
             target = self._cwd / target
         if await self._host.hooks.cancelled("session_before_switch", {"reason": "resume", "targetSessionFile": str(target)}):
             return False
-        store = SessionStore.open(target)
+        store = SessionStore.open(target, self._cwd)
         await self._replace_store(store, "resume")
         return True
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from atomic.core.paths import agent_dir
+from atomic.core.session.recovery import ID_IN_NAME as _ID_IN_NAME
 from atomic.core.session.tree import first_user_text, session_name
 
 _PEEK_BYTES = 64 * 1024
@@ -31,7 +32,7 @@ def _entries(lines: list[str]) -> list[dict[str, Any]]:
     for line in lines:
         try:
             data = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if isinstance(data, dict):
             out.append(data)
@@ -39,6 +40,11 @@ def _entries(lines: list[str]) -> list[dict[str, Any]]:
 
 
 def read_session_info(path: Path) -> SessionInfo | None:
+    """What a listing shows of one file; None when it is not a session at all.
+
+    A file whose first line is not a session header but that holds entries is listed too (its id
+    from its name, as opening it would make up): it was damaged, and opening it recovers it.
+    """
     try:
         stat = path.stat()
         with path.open("rb") as handle:
@@ -48,11 +54,16 @@ def read_session_info(path: Path) -> SessionInfo | None:
     lines = head.split("\n")
     try:
         header = json.loads(lines[0])
-    except ValueError:
-        return None
-    if not isinstance(header, dict) or header.get("type") != "session":
-        return None
-    entries = _entries(lines[1:])
+    except (ValueError, RecursionError):
+        header = None
+    if isinstance(header, dict) and header.get("type") == "session":
+        entries = _entries(lines[1:])
+    else:
+        entries = [e for e in _entries(lines) if isinstance(e.get("id"), str) and e.get("type") != "session"]
+        if not entries:
+            return None
+        named = _ID_IN_NAME.search(path.stem)
+        header = {"id": named.group(1) if named else path.stem}
     return SessionInfo(
         path=path,
         id=str(header.get("id", "")),

@@ -8,90 +8,32 @@ ever rewritten or deleted.
 For big files the store reads the file once: each entry keeps its raw JSON line (spliced as is into
 `get_entries` / `get_tree` answers) and its parsed dict; messages are validated into models only when
 the engine needs them (see context.py). The tree is flat: id -> record, and a children index.
-The file is created when the first message entry arrives (entries before it are buffered), every append
-is one `write`, and message entries are fsynced.
+The file is created when the first message entry arrives (entries before it are buffered), whole, by
+rename (file_writes.py); every later append is whole lines in one `write`, fsynced before `append`
+returns. A damaged file opens with what can be read (recovery.py).
 """
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import json
-import json.scanner
-import os
-import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from atomic.core.atomic_io import json_text
 from atomic.core.ids import file_stamp, iso_now, short_id, uuid7
-from atomic.core.private_files import ensure_private_dir
+from atomic.core.session.entry_line import EntryRecord, parse_entry_line
+from atomic.core.session.file_writes import append_lines, create_whole
+from atomic.core.session.recovery import Damage, Recovery, made_up_header, repair
 from atomic.core.session.tree import active_branch, labels_by_target, name_of
 
 SESSION_VERSION = 3
+# Entry types that make a new session worth a file; the others wait in memory until one comes.
+_WORTH_A_FILE = frozenset({"message", "compaction", "custom", "session_info", "label"})
 
 
 class SessionFileError(Exception):
     pass
-
-
-@dataclass(slots=True)
-class EntryRecord:
-    id: str
-    parent_id: str | None
-    type: str
-    timestamp: str
-    raw: str
-    _data: dict[str, Any] | None = field(default=None, repr=False)
-    # Where the `message` value starts in `raw` when it is the line's last member (0: unknown);
-    # the message's own JSON text is then raw[message_at:-1], sent without re-encoding.
-    message_at: int = field(default=0, repr=False)
-
-    @property
-    def data(self) -> dict[str, Any]:
-        if self._data is None:
-            self._data = json.loads(self.raw)
-        return self._data
-
-    @property
-    def message_json(self) -> str | None:
-        """The stored JSON text of this entry's message, when known."""
-        return self.raw[self.message_at : -1] if self.message_at else None
-
-
-# The layout Atomic and pi write message entries in (no escapes in ids and times): the message is
-# parsed at its offset, and when only the closing brace follows it, its span in the line is known.
-_MESSAGE_PREFIX = re.compile(
-    r'\{"type":"message","id":"([^"\\]*)","parentId":(null|"[^"\\]*"),"timestamp":"([^"\\]*)","message":'
-)
-# typeshed types make_scanner's argument as a make_scanner (its TODO: any object with a decoder's attributes).
-_decoder: Any = json.JSONDecoder()
-_scan_value = json.scanner.make_scanner(_decoder)
-
-
-def parse_entry_line(line: str) -> tuple[Any, int]:
-    """One entry line: its parsed value, and the offset of its `message` value (0 when unknown).
-
-    ValueError (or RecursionError) when the line is not JSON.
-    """
-    match = _MESSAGE_PREFIX.match(line)
-    if match is not None:
-        try:
-            message, end = _scan_value(line, match.end())
-        except StopIteration:
-            raise ValueError(f"invalid JSON at column {match.end() + 1}") from None
-        if line[end:] == "}":
-            parent = match.group(2)
-            data = {
-                "type": "message",
-                "id": match.group(1),
-                "parentId": None if parent == "null" else parent[1:-1],
-                "timestamp": match.group(3),
-                "message": message,
-            }
-            return data, match.end()
-    return json.loads(line), 0
 
 
 class SessionStore:
@@ -105,6 +47,10 @@ class SessionStore:
         self.warnings: list[str] = []
         self._written = path is not None and path.exists()
         self._needs_newline = False
+        # Entries appended but not yet on disk: before the file exists, or copies waiting for `flush`.
+        self._unwritten: list[EntryRecord] = []
+        # Set when the file was damaged and had to be opened by skipping or mending parts of it.
+        self.recovery: Recovery | None = None
         self._children_cache: dict[str | None, list[str]] | None = None
 
     # ------------------------------------------------------------------ creation / loading
@@ -129,25 +75,30 @@ class SessionStore:
         return cls(header, path)
 
     @classmethod
-    def open(cls, path: Path) -> SessionStore:
+    def open(cls, path: Path, cwd: Path | None = None) -> SessionStore:
+        """Open a session file, damaged or not; only a file that cannot be read at all raises.
+
+        A missing or invalid header is made up (with `cwd`, default the current folder), unreadable
+        lines are skipped, and an entry whose parent was such a line is attached to the entry before.
+        Then the damaged bytes are kept beside the file and the file is rewritten as it was read;
+        `recovery` (and one line in `warnings`) says what was done.
+        """
+        if path.is_dir():
+            raise SessionFileError(f"Cannot open session file {path}: it is a folder")
         try:
             raw_bytes = path.read_bytes()
         except OSError as exc:
             raise SessionFileError(f"Cannot open session file {path}: {exc.strerror or exc}") from exc
         text = raw_bytes.decode("utf-8", errors="replace")
         lines = text.split("\n")
-        # A file that does not end with a newline has a torn (or at least unterminated) last line.
-        needs_newline = bool(text) and not text.endswith("\n")
-        if not lines or not lines[0].strip():
-            raise SessionFileError(f"Session file {path} is empty")
-        try:
-            header = json.loads(lines[0])
-        except ValueError as exc:
-            raise SessionFileError(f"Session file {path} has no valid header line: {exc}") from exc
-        if not isinstance(header, dict) or header.get("type") != "session":
-            raise SessionFileError(f"{path} is not an Atomic session file (line 1 is not a session header)")
+        damage = Damage()
+        header = _header_of(lines[0])
+        if header is None:
+            damage.header_made_up = True
+            header = made_up_header(path, cwd, _first_timestamp(lines), SESSION_VERSION)
         store = cls(header, path)
-        store._needs_newline = needs_newline
+        # A file that does not end with a newline has a torn (or at least unterminated) last line.
+        store._needs_newline = bool(text) and not text.endswith("\n")
         # Building ~10 objects per entry triggers a garbage collection pass every few hundred
         # entries, each walking everything built so far: half of the load time for 50,000 entries.
         # Parsed JSON holds no reference cycles, so nothing is lost by pausing the collector.
@@ -156,7 +107,7 @@ class SessionStore:
         gc.collect()
         gc.disable()
         try:
-            store._load(lines, path)
+            store._load(lines, 0 if damage.header_made_up else 1, damage)
         finally:
             if collecting:
                 gc.enable()
@@ -165,19 +116,27 @@ class SessionStore:
         # They hold no cycles, so dropping the session still frees them by reference counting.
         if collecting:
             gc.freeze()
+        if damage:
+            store.recovery = repair(path, raw_bytes, [json_text(header), *(r.raw for r in store.records)], damage)
+            store._needs_newline = store.recovery.repair_error is not None and store._needs_newline
+            store.warnings.append(store.recovery.summary())
         return store
 
-    def _load(self, lines: list[str], path: Path) -> None:
+    def _load(self, lines: list[str], first: int, damage: Damage) -> None:
         last = len(lines) - 1
-        for number, line in enumerate(lines[1:], start=2):
+        previous: str | None = None
+        after_skipped = False
+        for index in range(first, len(lines)):
+            line = lines[index]
             if not line.strip():
                 continue
             line = line.strip(" \t\r")
             try:
                 data, message_at = parse_entry_line(line)
+                parent = data.get("parentId")
                 record = EntryRecord(
                     id=str(data["id"]),
-                    parent_id=data.get("parentId"),
+                    parent_id=parent,
                     type=str(data["type"]),
                     timestamp=str(data.get("timestamp", "")),
                     # Trimmed of JSON whitespace (a CRLF file's \r) so it can be spliced into output.
@@ -186,11 +145,25 @@ class SessionStore:
                     _data=data,
                     message_at=message_at,
                 )
-            except (ValueError, KeyError, TypeError, RecursionError) as exc:
-                where = "last line (torn write)" if number - 1 == last else f"line {number}"
-                self.warnings.append(f"Skipped unreadable {where} in {path.name}: {exc}")
+                if record.type == "session":
+                    raise ValueError("a second session header")
+            except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
+                after_skipped = True
+                damage.skipped_lines.append(index + 1)
+                damage.torn_last_line = damage.torn_last_line or index == last
                 continue
+            if record.id in self.by_id:
+                # A duplicate id would make the tree ambiguous; the first one is kept.
+                damage.duplicates += 1
+                continue
+            if after_skipped and parent is not None and (not isinstance(parent, str) or parent not in self.by_id):
+                # Its parent is most likely the unreadable line just before it: attached to the entry
+                # before that one, the branch goes on. (A missing parent elsewhere makes a root, as in pi.)
+                _relink(record, previous)
+                damage.relinked += 1
             self._add(record)
+            previous = record.id
+            after_skipped = False
         self.leaf_id = self.records[-1].id if self.records else None
 
     # ------------------------------------------------------------------ properties
@@ -214,10 +187,6 @@ class SessionStore:
     # ------------------------------------------------------------------ writing
 
     def _add(self, record: EntryRecord) -> None:
-        if record.id in self.by_id:
-            # A duplicate id would make the tree ambiguous; keep the first and report it.
-            self.warnings.append(f"Duplicate entry id {record.id} skipped")
-            return
         self.position[record.id] = len(self.records)
         self.records.append(record)
         self.by_id[record.id] = record
@@ -231,7 +200,11 @@ class SessionStore:
         return uuid7()
 
     def append(self, entry_type: str, **fields: Any) -> dict[str, Any]:
-        """Append an entry as a child of the leaf and make it the new leaf."""
+        """Append an entry as a child of the leaf and make it the new leaf.
+
+        When this returns, the entry is on disk (written and fsynced), so it may be acknowledged;
+        until the file exists, entries that are not worth a file alone (model changes) wait in memory.
+        """
         entry: dict[str, Any] = {
             "type": entry_type,
             "id": self._new_id(),
@@ -243,73 +216,51 @@ class SessionStore:
         record = EntryRecord(entry["id"], entry["parentId"], entry_type, entry["timestamp"], raw, entry)
         self._add(record)
         self.leaf_id = record.id
-        self._persist(record, sync=entry_type in ("message", "compaction"))
+        if self.path is not None:
+            self._unwritten.append(record)
+            if self._written or any(r.type in _WORTH_A_FILE for r in self._unwritten):
+                self._write_unwritten()
         return entry
 
     def append_existing(self, entry: dict[str, Any]) -> None:
-        """Copy an entry from another session verbatim (fork/clone keep ids, parents and times)."""
+        """Copy an entry from another session verbatim (fork/clone keep ids, parents and times).
+
+        Copies are written together by the next `flush` (or `append`): one write and one fsync.
+        """
         raw = json_text(entry)
         record = EntryRecord(entry["id"], entry.get("parentId"), entry["type"], entry.get("timestamp", ""), raw, entry)
+        if record.id in self.by_id:
+            self.warnings.append(f"Duplicate entry id {record.id} skipped")
+            return
         self._add(record)
         self.leaf_id = record.id
-        self._persist(record, sync=False)
+        if self.path is not None:
+            self._unwritten.append(record)
 
-    def _persist(self, record: EntryRecord, *, sync: bool) -> None:
-        if self.path is None:
-            return
+    def _write_unwritten(self) -> None:
+        assert self.path is not None
+        lines = [r.raw for r in self._unwritten]
         if not self._written:
-            # Defer creating the file until there is a message worth keeping.
-            if record.type not in ("message", "compaction", "custom", "session_info", "label"):
-                return
-            self._create_file()
-            return
-        prefix = "\n" if self._needs_newline else ""
-        self._write((prefix + record.raw + "\n").encode("utf-8"), sync=sync)
-        self._needs_newline = False
-
-    def _create_file(self) -> None:
-        """Write the header and every buffered entry as a new file, all or nothing."""
-        assert self.path is not None
-        ensure_private_dir(self.path.parent)
-        lines = [json_text(self.header)]
-        lines.extend(r.raw for r in self.records)
-        # Encoded before the file exists, so bad text can never leave an empty or partial file behind.
-        data = ("\n".join(lines) + "\n").encode("utf-8")
-        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        try:
-            self._write_all(fd, data)
-            os.fsync(fd)
-        except BaseException:
-            os.close(fd)
-            # A failed first write (disk full, I/O error) removes the file: a later append retries.
-            with contextlib.suppress(OSError):
-                os.unlink(self.path)
-            raise
-        os.close(fd)
-        self._written = True
-
-    def _write(self, data: bytes, *, sync: bool) -> None:
-        assert self.path is not None
-        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        try:
-            self._write_all(fd, data)
-            if sync:
-                os.fsync(fd)
-        finally:
-            os.close(fd)
-
-    @staticmethod
-    def _write_all(fd: int, data: bytes) -> None:
-        view = memoryview(data)
-        while view:
-            written = os.write(fd, view)
-            view = view[written:]
+            # Encoded before any file exists, so bad text can never leave a partial file behind; a
+            # failed write leaves no file (and the entries waiting), so the next append tries again.
+            create_whole(self.path, ("\n".join([json_text(self.header), *lines]) + "\n").encode("utf-8"))
+            self._written = True
+        else:
+            prefix = "\n" if self._needs_newline else ""
+            try:
+                append_lines(self.path, (prefix + "\n".join(lines) + "\n").encode("utf-8"))
+            except BaseException:
+                # Part of it may have been written: the retry starts on a line of its own.
+                self._needs_newline = True
+                raise
+            self._needs_newline = False
+        self._unwritten.clear()
 
     def flush(self) -> None:
-        """Write the file now even if no message exists yet (used by fork/clone/export)."""
-        if self.path is None or self._written:
+        """Write the file now even if no message exists yet (used by fork/clone/import/export)."""
+        if self.path is None or (self._written and not self._unwritten):
             return
-        self._create_file()
+        self._write_unwritten()
 
     # ------------------------------------------------------------------ navigation
 
@@ -385,3 +336,34 @@ class SessionStore:
 
 def _record_parent(record: EntryRecord) -> str | None:
     return record.parent_id
+
+
+def _header_of(line: str) -> dict[str, Any] | None:
+    try:
+        header = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    if isinstance(header, dict) and header.get("type") == "session" and isinstance(header.get("id"), str):
+        return header
+    return None
+
+
+def _first_timestamp(lines: list[str]) -> str | None:
+    """The first readable entry's timestamp (the time of a session that lost its header)."""
+    for line in lines[:50]:
+        try:
+            data = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(data, dict) and isinstance(data.get("timestamp"), str):
+            return str(data["timestamp"])
+    return None
+
+
+def _relink(record: EntryRecord, parent: str | None) -> None:
+    """Give `record` a new parent, and its stored line with it."""
+    data = dict(record.data)
+    data["parentId"] = parent
+    record.parent_id = parent
+    record.raw = json_text(data)
+    record._data, record.message_at = parse_entry_line(record.raw)
