@@ -41,6 +41,9 @@ class ToolCall(WireModel):
     id: str
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
+    # Gemini signs the reasoning behind a function call and requires it back on that call (pi's
+    # session files name it the same).
+    thought_signature: str | None = None
 
 
 UserContentBlock = Annotated[TextContent | ImageContent, Field(discriminator="type")]

@@ -6,7 +6,17 @@ from pydantic import Field
 
 from atomic.core.wire import WireModel
 
-Api = Literal["anthropic-messages", "openai-completions", "openai-responses", "scripted"]
+Api = Literal[
+    "anthropic-messages",
+    "openai-completions",
+    "openai-responses",
+    "google-generative-ai",
+    "google-vertex",
+    "bedrock-converse-stream",
+    "azure-openai-responses",
+    "azure-openai-completions",
+    "scripted",
+]
 
 
 class ModelCost(WireModel):

@@ -22,6 +22,10 @@ PROVIDER_HOSTS: dict[str, tuple[str, ...]] = {
     "cerebras": ("inference-docs.cerebras.ai", "www.cerebras.ai"),
     "openrouter": ("openrouter.ai",),
     "ollama": ("ollama.com",),
+    "google": ("ai.google.dev",),
+    "google-vertex": ("cloud.google.com", "docs.cloud.google.com"),
+    "amazon-bedrock": ("docs.aws.amazon.com", "aws.amazon.com"),
+    "azure-openai-responses": ("learn.microsoft.com", "azure.microsoft.com"),
 }
 
 ALL_MODELS = [(name, model["id"]) for name, spec in builtin_providers().items() for model in spec.models]

@@ -23,6 +23,8 @@ class RecordedRequest:
     body: Any
     # The client's port: two requests with the same port came over one (kept-alive) connection.
     client_port: int = 0
+    # The body exactly as sent (a signature covers these bytes).
+    raw: bytes = b""
 
 
 @dataclass
@@ -37,6 +39,10 @@ class Reply:
     drop_after: int | None = None
     # After this many events stop sending data and keep probing until the client hangs up.
     stall_after: int | None = None
+    # Frames sent as they are, one chunk each, in place of `events` (CRLF-framed SSE, binary
+    # event-stream messages), under `content_type`.
+    raw_frames: list[bytes] | None = None
+    content_type: str = "text/event-stream"
 
 
 def sse_lines(events: list[tuple[str | None, Any]]) -> Iterator[bytes]:
@@ -62,6 +68,9 @@ class ScriptedServer:
             def log_message(self, *args: Any) -> None:  # keep test output clean
                 pass
 
+            def do_GET(self) -> None:  # credential endpoints (AWS SSO) answer GETs
+                self.do_POST()
+
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length") or 0)
                 raw = self.rfile.read(length) if length else b""
@@ -71,7 +80,7 @@ class ScriptedServer:
                     body = raw.decode(errors="replace")
                 server.requests.append(
                     RecordedRequest(
-                        self.path, {k.lower(): v for k, v in self.headers.items()}, body, self.client_address[1]
+                        self.path, {k.lower(): v for k, v in self.headers.items()}, body, self.client_address[1], raw
                     )
                 )
                 reply = (
@@ -115,7 +124,7 @@ class ScriptedServer:
             return
 
         handler.send_response(200)
-        handler.send_header("content-type", "text/event-stream")
+        handler.send_header("content-type", reply.content_type)
         handler.send_header("transfer-encoding", "chunked")
         handler.send_header("cache-control", "no-cache")
         for name, value in reply.headers.items():
@@ -126,7 +135,8 @@ class ScriptedServer:
             handler.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
             handler.wfile.flush()
 
-        for count, frame in enumerate(sse_lines(reply.events)):
+        frames = reply.raw_frames if reply.raw_frames is not None else sse_lines(reply.events)
+        for count, frame in enumerate(frames):
             if reply.drop_after is not None and count >= reply.drop_after:
                 handler.close_connection = True
                 handler.wfile.flush()

@@ -120,6 +120,8 @@ class MessageAssembler:
             index = self._open(event.key, ToolCall)
             if index is not None:
                 block = self._settle(index)
+                if event.signature:
+                    block.thought_signature = event.signature
                 self._update(
                     AssistantMessageEvent(type="toolcall_end", content_index=index, tool_call=block.to_wire())
                 )

@@ -192,8 +192,10 @@ class ModelSelection:
 
     def _env_hint(self, provider: str) -> str:
         from atomic.core.models.catalog import env_var_for
+        from atomic.core.models.cloud_auth import cloud_setup_hint
 
-        return env_var_for(provider) or f"an apiKey for {provider} in models.json"
+        cloud = cloud_setup_hint(self.model.api) if self.model is not None else None
+        return cloud or env_var_for(provider) or f"an apiKey for {provider} in models.json"
 
     # -------------------------------------------------------------- starting
 

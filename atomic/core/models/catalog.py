@@ -40,6 +40,8 @@ class BuiltinProvider:
     api: str
     base_url: str
     env_var: str | None
+    # Further variables that hold the same key, looked at after `env_var` (GOOGLE_API_KEY for Gemini).
+    env_vars: tuple[str, ...] = ()
     # A local server that needs no key (Ollama). It only counts as configured after the user
     # opts in, so a fresh machine never picks a model nobody is serving.
     keyless: bool = False
@@ -70,6 +72,7 @@ def builtin_providers() -> dict[str, BuiltinProvider]:
             api=spec["api"],
             base_url=spec["baseUrl"],
             env_var=spec.get("envVar"),
+            env_vars=tuple(v for v in spec.get("envVars", ()) if v != spec.get("envVar")),
             keyless=bool(spec.get("keyless", False)),
             opt_in_env=tuple(spec.get("optInEnv", ())),
             default_model=spec.get("defaultModel"),

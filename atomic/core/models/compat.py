@@ -30,6 +30,7 @@ def inferred_completions_compat(model: Model) -> dict[str, Any]:
     openrouter = _is(model, ("openrouter",), ("openrouter.ai",))
     openai = _is(model, ("openai",), ("api.openai.com",))
     huggingface = _is(model, ("huggingface",), ("huggingface.co",))
+    azure = model.api == "azure-openai-completions" or _is(model, (), (".openai.azure.com", ".services.ai.azure.com"))
 
     compat: dict[str, Any] = {}
     if not openai:
@@ -50,7 +51,7 @@ def inferred_completions_compat(model: Model) -> dict[str, Any]:
         compat["thinkingFormat"] = "zai"
     elif openrouter:
         compat["thinkingFormat"] = "openrouter"
-    if groq or mistral or openai or huggingface:
+    if groq or mistral or openai or huggingface or azure:
         # These reject unknown assistant-message fields (`reasoning`, `reasoning_content`) with 400;
         # Hugging Face's router may hand the request to Groq.
         compat["replayReasoning"] = False

@@ -16,6 +16,7 @@ from typing import Any, get_args
 
 from atomic.core import jsonc
 from atomic.core.model_types import Api
+from atomic.core.models.cloud_auth import is_cloud_api
 from atomic.core.providers.base import THINKING_LEVELS
 
 KNOWN_APIS: tuple[str, ...] = get_args(Api)
@@ -116,7 +117,8 @@ def _parse_provider(name: str, raw: Any, is_builtin: bool, errors: list[str]) ->
     if models and not is_builtin:
         if not config.base_url and not all(isinstance(m, dict) and m.get("baseUrl") for m in models):
             errors.append(f'{where}: "baseUrl" is required when defining custom models.')
-        if not config.api_key:
+        # Bedrock and Vertex AI sign in with the cloud's own credential chain; a key is optional there.
+        if not config.api_key and not is_cloud_api(config.api or ""):
             errors.append(f'{where}: "apiKey" is required when defining custom models.')
 
     for index, model_raw in enumerate(models):

@@ -17,6 +17,7 @@ from typing import Any
 from atomic.core.auth import AuthStorage, resolve_value
 from atomic.core.model_types import Model
 from atomic.core.models.catalog import BuiltinProvider, builtin_model_defs, builtin_providers
+from atomic.core.models.cloud_auth import cloud_credential_label, is_cloud_api
 from atomic.core.models.models_json import ModelsJsonError, ProviderConfig, parse_models_json
 
 MODELS_FILE_NAME = "models.json"
@@ -263,7 +264,7 @@ class ModelRegistry:
             return "stored", None
         spec = builtin_providers().get(provider)
         if spec:
-            for var in (spec.env_var, *spec.opt_in_env):
+            for var in (spec.env_var, *spec.env_vars, *spec.opt_in_env):
                 if var and os.environ.get(var, "").strip():
                     return "environment", var
         config = self._configs.get(provider)
@@ -271,6 +272,11 @@ class ModelRegistry:
             return "models_json", None
         if config and spec and spec.keyless:
             return "models_json", None
+        api = (config.api if config else None) or (spec.api if spec else None)
+        if api and is_cloud_api(api):
+            # Bedrock and Vertex AI authenticate with the cloud's own credential chain.
+            label = cloud_credential_label(api)
+            return ("environment", label) if label else None
         return None
 
     def is_configured(self, provider: str) -> bool:
@@ -296,8 +302,8 @@ class ModelRegistry:
         if stored:
             return stored
         spec = builtin_providers().get(provider)
-        if spec and spec.env_var:
-            from_env = os.environ.get(spec.env_var, "").strip()
+        for var in (spec.env_var, *spec.env_vars) if spec else ():
+            from_env = os.environ.get(var, "").strip() if var else ""
             if from_env:
                 return from_env
         config = self._configs.get(provider)

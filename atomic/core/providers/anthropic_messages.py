@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from atomic.core.providers import http
@@ -64,35 +64,52 @@ def undecodable(data: str, reason: str) -> ProviderError:
     return ProviderError(f"Could not decode the server's stream ({reason}): {data[:200]}", kind="fatal")
 
 
+# Builds (url, headers, JSON body) for one request; called inside the stream so its errors are classified.
+Prepare = Callable[[], Awaitable[tuple[str, dict[str, str], dict[str, Any]]]]
+
+
+async def stream_messages(
+    request: StreamRequest,
+    prepare: Prepare,
+    secret: str | None,
+    error_for: Callable[[int, bytes, Any, str | None], ProviderError] = http_error,
+) -> AsyncIterator[ProviderEvent]:
+    """POST a Messages body and map its SSE events (shared with Claude on Vertex AI)."""
+    response: Any = None
+    try:
+        url, headers, body = await prepare()
+        response = await http.post_stream(request, url, headers, json.dumps(body).encode())
+        if response.status_code != 200:
+            raise error_for(response.status_code, await response.aread(), response.headers, secret)
+        state = AnthropicStreamState()
+        async for data in iter_sse_data(response.aiter_bytes()):
+            try:
+                event = json.loads(data)
+            except ValueError as exc:
+                raise undecodable(data, "invalid JSON") from exc
+            if not isinstance(event, dict):
+                raise undecodable(data, "not an event object")
+            try:
+                events = state.handle(event)
+            except (KeyError, TypeError, AttributeError, ValueError) as exc:
+                raise undecodable(data, f"unexpected {type(exc).__name__}: {exc}") from exc
+            for out in events:
+                yield out
+        for out in state.finish():
+            yield out
+    except Exception as exc:  # CancelledError / GeneratorExit are BaseException: they pass through
+        raise classify_error(exc, api_key=secret) from exc
+    finally:
+        if response is not None:
+            await http.close(response)
+
+
 class AnthropicMessagesProvider:
     """`Provider` for api "anthropic-messages"."""
 
-    async def stream(self, request: StreamRequest) -> AsyncIterator[ProviderEvent]:
-        response: Any = None
-        try:
+    def stream(self, request: StreamRequest) -> AsyncIterator[ProviderEvent]:
+        async def prepare() -> tuple[str, dict[str, str], dict[str, Any]]:
             url, headers = endpoint(request)
-            body = json.dumps({**build_params(request), "stream": True}).encode()
-            response = await http.post_stream(request, url, headers, body)
-            if response.status_code != 200:
-                raise http_error(response.status_code, await response.aread(), response.headers, request.api_key)
-            state = AnthropicStreamState()
-            async for data in iter_sse_data(response.aiter_bytes()):
-                try:
-                    event = json.loads(data)
-                except ValueError as exc:
-                    raise undecodable(data, "invalid JSON") from exc
-                if not isinstance(event, dict):
-                    raise undecodable(data, "not an event object")
-                try:
-                    events = state.handle(event)
-                except (KeyError, TypeError, AttributeError, ValueError) as exc:
-                    raise undecodable(data, f"unexpected {type(exc).__name__}: {exc}") from exc
-                for out in events:
-                    yield out
-            for out in state.finish():
-                yield out
-        except Exception as exc:  # CancelledError / GeneratorExit are BaseException: they pass through
-            raise classify_error(exc, api_key=request.api_key) from exc
-        finally:
-            if response is not None:
-                await http.close(response)
+            return url, headers, {**build_params(request), "stream": True}
+
+        return stream_messages(request, prepare, request.api_key)

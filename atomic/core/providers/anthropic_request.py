@@ -62,7 +62,7 @@ def _visible_block(block: Any, replay_signed: bool) -> dict[str, Any] | None:
 
 
 def _assistant_blocks(message: AssistantMessage, request: StreamRequest) -> list[dict[str, Any]]:
-    same_model = from_same_model(message, API, request.model.id, request.model.provider)
+    same_model = from_same_model(message, request.model.api, request.model.id, request.model.provider)
     kept = sorted(message.provider_blocks or [], key=lambda b: b.position) if same_model else []
     blocks: list[dict[str, Any]] = []
     k = 0

@@ -105,6 +105,8 @@ class ToolCallDelta:
 @dataclass
 class ToolCallEnd:
     key: str
+    # Gemini's thoughtSignature on the functionCall part.
+    signature: str | None = None
 
 
 @dataclass

@@ -233,7 +233,8 @@ class CompletionsStream:
             raise stream_error(error)
         if self.response_id is None:
             response_id = chunk.get("id")
-            if isinstance(response_id, str):
+            # Azure's first chunk (prompt filter results, `choices: []`) has an empty id.
+            if isinstance(response_id, str) and response_id:
                 self.response_id = response_id
         if choices and isinstance(choices, list):
             for choice in choices:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from atomic.core.messages import (
@@ -97,7 +97,7 @@ def _reasoning_replay(
 ) -> None:
     """Send reasoning back where the server needs it (see docs/models.md, "Reasoning that goes back")."""
     model = request.model
-    same_model = from_same_model(message, API, model.id, model.provider)
+    same_model = from_same_model(message, model.api, model.id, model.provider)
     thinking = [b for b in message.content if isinstance(b, ThinkingContent)] if same_model else []
     if thinking and compat.get("replayReasoning", True):
         field: str | None = None
@@ -217,13 +217,21 @@ def build_body(request: StreamRequest) -> dict[str, Any]:
 
 
 class OpenAICompletionsProvider:
-    """`Provider` for api "openai-completions"."""
+    """`Provider` for api "openai-completions" (and, with Azure's opener and stream, Azure's)."""
+
+    def __init__(
+        self,
+        opener: Callable[[StreamRequest, str, dict[str, Any]], Awaitable[Any]] = open_stream,
+        new_state: Callable[[], CompletionsStream] = CompletionsStream,
+    ) -> None:
+        self._open = opener
+        self._new_state = new_state
 
     async def stream(self, request: StreamRequest) -> AsyncIterator[ProviderEvent]:
         response: Any = None
         try:
-            response = await open_stream(request, "chat/completions", build_body(request))
-            state = CompletionsStream()
+            response = await self._open(request, "chat/completions", build_body(request))
+            state = self._new_state()
             events = iter_sse_data(response.aiter_bytes())
             async for data in events:
                 for event in state.feed(data):

@@ -9,7 +9,7 @@ Requests are stateless (`store: false`). Reasoning comes back as summaries or re
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from atomic.core.messages import (
@@ -91,7 +91,7 @@ def _reasoning_item(block: ThinkingContent) -> dict[str, Any] | None:
 
 
 def _assistant_items(message: AssistantMessage, request: StreamRequest) -> list[dict[str, Any]]:
-    same_model = from_same_model(message, API, request.model.id, request.model.provider)
+    same_model = from_same_model(message, request.model.api, request.model.id, request.model.provider)
     reasoning = (
         [_reasoning_item(b) for b in message.content if isinstance(b, ThinkingContent)] if same_model else []
     )
@@ -199,12 +199,17 @@ def build_body(request: StreamRequest) -> dict[str, Any]:
 
 
 class OpenAIResponsesProvider:
-    """`Provider` for api "openai-responses"."""
+    """`Provider` for api "openai-responses" (and, with Azure's opener, Azure's)."""
+
+    def __init__(
+        self, opener: Callable[[StreamRequest, str, dict[str, Any]], Awaitable[Any]] = open_stream
+    ) -> None:
+        self._open = opener
 
     async def stream(self, request: StreamRequest) -> AsyncIterator[ProviderEvent]:
         response: Any = None
         try:
-            response = await open_stream(request, "responses", build_body(request))
+            response = await self._open(request, "responses", build_body(request))
             state = ResponsesStream()
             async for data in iter_sse_data(response.aiter_bytes()):
                 for out in state.feed(data):

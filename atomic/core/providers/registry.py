@@ -48,6 +48,43 @@ def _openai_responses() -> Provider:
     return OpenAIResponsesProvider()
 
 
+def _google_generative() -> Provider:
+    from atomic.core.providers.google_generative import GoogleGenerativeAIProvider
+
+    return GoogleGenerativeAIProvider()
+
+
+def _google_vertex() -> Provider:
+    from atomic.core.providers.google_vertex import GoogleVertexProvider
+
+    return GoogleVertexProvider()
+
+
+def _bedrock() -> Provider:
+    from atomic.core.providers.bedrock_converse import BedrockConverseProvider
+
+    return BedrockConverseProvider()
+
+
+def _warm_bedrock() -> None:
+    from atomic.core.providers import bedrock_converse
+
+    _warm_http("atomic.core.providers.bedrock_converse")()
+    bedrock_converse.warm_up()
+
+
+def _azure_responses() -> Provider:
+    from atomic.core.providers.azure_openai import azure_responses_provider
+
+    return azure_responses_provider()
+
+
+def _azure_completions() -> Provider:
+    from atomic.core.providers.azure_openai import azure_completions_provider
+
+    return azure_completions_provider()
+
+
 def _scripted() -> Provider:
     from atomic.core.providers.scripted import ScriptedProvider
 
@@ -98,6 +135,17 @@ APIS: dict[str, ApiSpec] = {
         _openai_completions, _warm_http("atomic.core.providers.openai_completions"), thinking_params.completions_params),
     "openai-responses": ApiSpec(
         _openai_responses, _warm_http("atomic.core.providers.openai_responses"), thinking_params.responses_params),
+    "google-generative-ai": ApiSpec(
+        _google_generative, _warm_http("atomic.core.providers.google_generative"), thinking_params.google_params),
+    # Gemini's thinking parameters; Claude models on Vertex take Anthropic's (google_vertex.py builds them).
+    "google-vertex": ApiSpec(
+        _google_vertex, _warm_http("atomic.core.providers.google_vertex"), thinking_params.google_params),
+    # Claude models on Bedrock take Anthropic's thinking parameters (bedrock_request.py builds them).
+    "bedrock-converse-stream": ApiSpec(_bedrock, _warm_bedrock, thinking_params.anthropic_params),
+    "azure-openai-responses": ApiSpec(
+        _azure_responses, _warm_http("atomic.core.providers.azure_openai"), thinking_params.responses_params),
+    "azure-openai-completions": ApiSpec(
+        _azure_completions, _warm_http("atomic.core.providers.azure_openai"), thinking_params.completions_params),
     # Tests, snapshots and demos: a session gives it its own script (SessionOptions.scripted or a script file).
     "scripted": ApiSpec(_scripted, None, None, needs_api_key=False),
 }

@@ -227,6 +227,9 @@ class ResponsesStream:
             self.end_turn = response["end_turn"]
         details = response.get("incomplete_details")
         reason = details.get("reason") if isinstance(details, dict) else None
+        if response.get("status") == "incomplete" and reason == "content_filter":
+            # Azure's content filter (and OpenAI's moderation) cut the reply.
+            raise ProviderError("The content filter blocked the response (incomplete: content_filter).", kind="fatal")
         if response.get("status") == "incomplete" and reason not in (None, "max_output_tokens"):
             raise ProviderError(f"The response is incomplete: {reason}", kind="fatal")
         if response.get("status") == "incomplete":

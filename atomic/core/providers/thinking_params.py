@@ -179,3 +179,56 @@ def responses_params(model: Model, level: str) -> dict[str, Any]:
         "reasoning": {"effort": effort, "summary": "auto"},
         "include": ["reasoning.encrypted_content"],
     }
+
+
+# ----------------------------------------------------------------------------- google gemini
+
+# Gemini 2.5 thinking budgets per level, by model family (pi's figures); other models think dynamically (-1).
+_GEMINI_BUDGETS: tuple[tuple[str, dict[str, int]], ...] = (
+    ("2.5-pro", {"minimal": 128, "low": 2048, "medium": 8192, "high": 32768}),
+    ("2.5-flash-lite", {"minimal": 512, "low": 2048, "medium": 8192, "high": 24576}),
+    ("2.5-flash", {"minimal": 128, "low": 2048, "medium": 8192, "high": 24576}),
+)
+# Gemini 3 / Gemma 4 `thinkingLevel` per Atomic level, by model family; the first entry is the lowest.
+_GEMINI_LEVELS: tuple[tuple[str, dict[str, str]], ...] = (
+    ("gemini-3-pro", {"minimal": "LOW", "low": "LOW", "medium": "HIGH", "high": "HIGH"}),
+    ("gemini-3.1-pro", {"minimal": "LOW", "low": "LOW", "medium": "MEDIUM", "high": "HIGH"}),
+    ("gemma-4", {"minimal": "MINIMAL", "low": "MINIMAL", "medium": "HIGH", "high": "HIGH"}),
+    ("", {"minimal": "MINIMAL", "low": "LOW", "medium": "MEDIUM", "high": "HIGH"}),
+)
+
+
+def _gemini_level_key(level: str) -> str:
+    return "high" if level in ("xhigh", "max") else level
+
+
+def uses_thinking_level(model_id: str) -> bool:
+    """Gemini 3 and Gemma 4 take `thinkingLevel`; earlier models a token budget."""
+    lowered = model_id.lower()
+    return "gemini-3" in lowered or "gemma-4" in lowered
+
+
+def google_params(model: Model, level: str, thinking_budgets: dict[str, int] | None = None) -> dict[str, Any]:
+    """`thinkingConfig` for Gemini's generationConfig ({} for a model that does not reason)."""
+    if not model.reasoning:
+        return {}
+    on = level != "off"
+    mapped = mapped_value(model, level)
+    lowered = model.id.lower()
+    config: dict[str, Any] = {"includeThoughts": True} if on else {}
+    if uses_thinking_level(model.id):
+        levels = next(table for family, table in _GEMINI_LEVELS if family in lowered)
+        # Gemini 3 cannot stop thinking: off is its lowest level, without the thoughts shown.
+        config["thinkingLevel"] = mapped or levels["minimal" if not on else _gemini_level_key(level)]
+        return {"thinkingConfig": config}
+    budgets = next((table for family, table in _GEMINI_BUDGETS if family in lowered), None)
+    if mapped is not None and mapped.strip().lstrip("-").isdigit():
+        config["thinkingBudget"] = int(mapped)
+    elif not on:
+        # 2.5 Pro cannot turn thinking off; its smallest budget is the nearest to off.
+        config["thinkingBudget"] = budgets["minimal"] if budgets and "2.5-pro" in lowered else 0
+    elif thinking_budgets and isinstance(thinking_budgets.get(level), int) and thinking_budgets[level] > 0:
+        config["thinkingBudget"] = thinking_budgets[level]
+    else:
+        config["thinkingBudget"] = budgets[_gemini_level_key(level)] if budgets else -1
+    return {"thinkingConfig": config}
