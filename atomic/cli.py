@@ -62,9 +62,12 @@ def build_parser() -> argparse.ArgumentParser:
                        help="trust this project for this run (its .mcp.json servers may start)")
     trust.add_argument("-na", "--no-approve", dest="approve", action="store_const", const=False,
                        help="do not trust this project for this run")
-    res.add_argument("--permission-mode", choices=["ask", "accept-edits", "yolo"], default=None,
+    # The engine's PERMISSION_MODES, spelled out so parsing the flags imports no engine module
+    # (tests/rpc/test_plan_mode_rpc.py keeps the two lists equal).
+    res.add_argument("--permission-mode", choices=["ask", "accept-edits", "yolo", "plan"], default=None,
                      help="which tool calls need your approval: ask (bash, write, edit, MCP), accept-edits "
-                     "(bash, MCP) or yolo (none; the default outside ACP)")
+                     "(bash, MCP), yolo (none; the default outside ACP) or plan (read-only until you "
+                     "approve the model's plan)")
     res.add_argument("-nbt", "--no-builtin-tools", action="store_true",
                      help="disable the built-in tools (extension tools stay)")
     compat = parser.add_argument_group("pi compatibility")

@@ -13,7 +13,12 @@ MODEL_OPTION = "model"
 THOUGHT_OPTION = "thought_level"
 MODE_OPTION = "mode"
 
-_MODE_NAMES = {"ask": "Ask before edits and commands", "accept-edits": "Accept edits", "yolo": "Never ask"}
+_MODE_NAMES = {
+    "ask": "Ask before edits and commands",
+    "accept-edits": "Accept edits",
+    "yolo": "Never ask",
+    "plan": "Plan (read-only until the plan is approved)",
+}
 
 
 def _model_value(provider: str, model_id: str) -> str:

@@ -13,12 +13,15 @@ from typing import Any
 
 from acp import helpers
 from acp.schema import (
+    AgentPlanUpdate,
     AvailableCommand,
     AvailableCommandsUpdate,
     ConfigOptionUpdate,
     Cost,
     CurrentModeUpdate,
     PermissionOption,
+    PlanEntryPriority,
+    PlanEntryStatus,
     SessionInfoUpdate,
     StopReason,
     ToolCallUpdate,
@@ -68,6 +71,22 @@ _DECISIONS: dict[str, Decision] = {
     "allow_once": "allow_once", "allow_always": "allow_always",
     "reject_once": "reject_once", "reject_always": "reject_always",
 }
+
+
+_PLAN_STATUS: dict[str, PlanEntryStatus] = {"pending": "pending", "in_progress": "in_progress", "completed": "completed"}
+_PLAN_PRIORITY: dict[str, PlanEntryPriority] = {"high": "high", "medium": "medium", "low": "low"}
+
+
+def plan_update(todos: list[dict[str, str]]) -> AgentPlanUpdate:
+    """The to-do list as ACP's plan: the whole list each time, as the protocol asks."""
+    return helpers.update_plan(
+        helpers.plan_entry(
+            todo["content"],
+            priority=_PLAN_PRIORITY.get(todo.get("priority", ""), "medium"),
+            status=_PLAN_STATUS.get(todo.get("status", ""), "pending"),
+        )
+        for todo in todos
+    )
 
 
 class SessionBridge:
@@ -135,6 +154,8 @@ class SessionBridge:
     # ------------------------------------------------------------------ events
 
     def _on_event(self, event: ev.Event) -> None:
+        if event.parent_tool_call_id is not None:
+            return  # a subagent's events: its `task` tool call streams them as content
         if isinstance(event, ev.MessageUpdate):
             self._on_delta(event.assistant_message_event)
         elif isinstance(event, ev.MessageEnd) and isinstance(event.message, AssistantMessage):
@@ -147,6 +168,8 @@ class SessionBridge:
                                                content=text_content(output)))
         elif isinstance(event, ev.ToolExecutionEnd):
             self._on_tool_end(event)
+        elif isinstance(event, ev.TodoUpdate):
+            self.send(plan_update(event.todos))
         elif isinstance(event, ev.SessionInfoChanged):
             self.send(SessionInfoUpdate(session_update="session_info_update", title=event.name))
         elif isinstance(event, ev.ThinkingLevelChanged):

@@ -10,6 +10,8 @@ from atomic.core.wire import WireModel
 
 class Event(WireModel):
     type: str
+    # Set on the events of a subagent (the `task` tool call that runs it); None for the session's own.
+    parent_tool_call_id: str | None = None
 
 
 class AgentStart(Event):
@@ -96,7 +98,7 @@ class MessageUpdate(Event):
 
     def to_wire(self) -> dict[str, Any]:
         # By hand for the same reason as AssistantMessageEvent.to_wire.
-        if self.__pydantic_extra__:
+        if self.__pydantic_extra__ or self.parent_tool_call_id is not None:
             return super().to_wire()
         data: dict[str, Any] = {
             "type": "message_update",
@@ -237,3 +239,13 @@ class SessionChanged(Event):
     type: Literal["session_changed"] = "session_changed"
     reason: str
     session_file: str | None = None
+
+
+class TodoUpdate(Event):
+    """The model's to-do list changed (the `todo` tool, or moving to a branch with another list).
+
+    Atomic's addition to the protocol (docs/rpc.md); `todos` is the whole list.
+    """
+
+    type: Literal["todo_update"] = "todo_update"
+    todos: list[dict[str, str]] = Field(default_factory=list)

@@ -31,6 +31,7 @@ class ProjectOffer:
     skills: tuple[Path, ...] = ()
     prompt_templates: tuple[Path, ...] = ()
     context_files: tuple[Path, ...] = ()
+    agents: tuple[Path, ...] = ()  # subagent definitions (.claude/agents, .atomic/agents)
     # `.atomic/SYSTEM.md` (replaces the system prompt) and `.atomic/APPEND_SYSTEM.md` (extends it).
     system_prompts: tuple[Path, ...] = ()
 
@@ -43,6 +44,7 @@ class ProjectOffer:
             or self.skills
             or self.prompt_templates
             or self.context_files
+            or self.agents
             or self.system_prompts
         )
 
@@ -55,6 +57,7 @@ class ProjectOffer:
             ("skills", [show(p) for p in self.skills]),
             ("prompt templates", [show(p) for p in self.prompt_templates]),
             ("context files", [show(p) for p in self.context_files]),
+            ("agent definitions", [show(p) for p in self.agents]),
             ("system prompt files", [show(p) for p in self.system_prompts]),
             ("settings", [show(self.settings)] if self.settings else []),
         ]
@@ -95,6 +98,7 @@ def project_offer(cwd: Path, agent_dir: Path) -> ProjectOffer:
     from atomic.core.resources.prompt_templates import project_template_files
     from atomic.core.resources.skills import project_skill_files
     from atomic.core.resources.system_prompt import project_system_files
+    from atomic.core.subagents.definitions import project_agent_files
 
     cwd = cwd.resolve()
     settings = cwd / ".atomic" / "settings.json"
@@ -105,5 +109,6 @@ def project_offer(cwd: Path, agent_dir: Path) -> ProjectOffer:
         skills=tuple(project_skill_files(cwd)),
         prompt_templates=tuple(project_template_files(cwd)),
         context_files=tuple(project_context_paths(cwd, agent_dir)),
+        agents=tuple(project_agent_files(cwd)),
         system_prompts=tuple(project_system_files(cwd)),
     )

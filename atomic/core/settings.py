@@ -111,6 +111,16 @@ class McpSettings(_Section):
     tool_search: Literal["auto", "always", "never"] = Field(default="auto", alias="toolSearch")
 
 
+class SubagentSettings(_Section):
+    max_concurrent: int = Field(
+        default=4,
+        alias="maxConcurrent",
+        ge=1,
+        description="Subagents (task tool calls) that run at the same time; more wait for a free slot",
+        json_schema_extra=_shown("Concurrent subagents", "int", minimum=1, maximum=16),
+    )
+
+
 class PermissionSettings(_Section):
     # Rules in Claude Code's form (docs/security.md, "Permission rules"); read by atomic/core/permissions.
     allow: list[str] = Field(default_factory=list)
@@ -208,8 +218,15 @@ class Settings(_Section):
         description="Animated working indicator (off = static text, less CPU)",
         json_schema_extra=_shown("Animations", "bool"),
     )
+    web_search: bool = Field(
+        default=False,
+        alias="webSearch",
+        description="Let the model search the web with its provider's own search tool (Anthropic, OpenAI Responses)",
+        json_schema_extra=_shown("Web search", "bool"),
+    )
     mcp: McpSettings = Field(default_factory=McpSettings)
-    permission_mode: Literal["ask", "accept-edits", "yolo"] | None = Field(default=None, alias="permissionMode")
+    subagents: SubagentSettings = Field(default_factory=SubagentSettings)
+    permission_mode: Literal["ask", "accept-edits", "yolo", "plan"] | None = Field(default=None, alias="permissionMode")
     permissions: PermissionSettings = Field(default_factory=PermissionSettings)
     shell_env: ShellEnvSettings = Field(default_factory=ShellEnvSettings, alias="shellEnv")
 

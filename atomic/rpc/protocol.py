@@ -226,7 +226,7 @@ class AbortCompaction(Command):
 
 class SetPermissionMode(Command):
     type: Literal["set_permission_mode"]
-    mode: Literal["ask", "accept-edits", "yolo"]
+    mode: Literal["ask", "accept-edits", "yolo", "plan"]
     persist: bool = False
 
 

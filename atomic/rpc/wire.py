@@ -45,6 +45,7 @@ def state_json(state: SessionState, trust: TrustStatus | None) -> dict[str, Any]
         "messageCount": state.message_count,
         "pendingMessageCount": state.pending_message_count,
         "permissionMode": state.permission_mode,
+        "todos": [item.to_dict() for item in state.todos],
     }
     if state.session_file is not None:
         data["sessionFile"] = str(state.session_file)

@@ -32,6 +32,7 @@ from atomic.tui.keybindings import APP_KEYS, KeyTable, load_overrides, register_
 from atomic.tui.main_screen import MainScreen
 from atomic.tui.renderer import ConversationRenderer
 from atomic.tui.theme import DARK, LIGHT, theme_name_for
+from atomic.tui.todo_panel import TodoPanel
 
 if TYPE_CHECKING:
     from atomic.core.contract import Engine
@@ -119,6 +120,7 @@ class AtomicApp(AppHost):
         self.renderer = ConversationRenderer(self.conversation)
         self.working = WorkingIndicator(self.clock, id="working")
         self.queue_panel = QueuePanel(id="queue")
+        self.todo_panel = TodoPanel(id="todos")
         self.extension_widgets = ExtensionWidgets(id="extension-widgets")
         self.completion = CompletionPopup(id="completion")
         self.find_bar = FindBar(self.conversation, cursor_blink=self.cursor_blink_enabled, id="find-bar")
@@ -127,6 +129,7 @@ class AtomicApp(AppHost):
         self.footer = StatusFooter(id="footer")
         yield self.conversation
         yield self.working
+        yield self.todo_panel
         yield self.queue_panel
         yield self.extension_widgets
         yield self.completion
@@ -172,6 +175,7 @@ class AtomicApp(AppHost):
         # MCP notices (a server failed to start, project servers skipped) as toasts; never on stderr.
         self.session.set_mcp_notice_sink(lambda line: self.notify(line, severity="warning", timeout=8))
         self.renderer.render_history(self.session.messages())
+        self.todo_panel.show(self.session.state().todos)
         self.load_prompt_history()
         self.after_state_change()
         self.session_ready = True
@@ -395,6 +399,9 @@ class AtomicApp(AppHost):
 
     def action_toggle_thinking(self) -> None:
         self.conversation.toggle_class("-thinking-collapsed")
+
+    def action_toggle_todos(self) -> None:
+        self.todo_panel.toggle()
 
     def action_toggle_tools(self) -> None:
         self.conversation.toggle_class("-tools-expanded")

@@ -65,6 +65,7 @@ class EventBridge:
             "tool_execution_update": self.on_tool_execution_update,
             "tool_execution_end": self.on_tool_execution_end,
             "queue_update": self.on_queue_update,
+            "todo_update": self.on_todo_update,
             "compaction_start": self.on_compaction_start,
             "summarization_retry_scheduled": self.on_summarization_retry_scheduled,
             "summarization_retry_attempt_start": self.on_summarization_retry_attempt_start,
@@ -80,6 +81,8 @@ class EventBridge:
         }
 
     def handle(self, event: ev.Event) -> None:
+        if event.parent_tool_call_id is not None:
+            return  # a subagent's own events: its `task` card shows them through the tool's updates
         handler = self.handlers.get(event.type)
         if handler is None:
             return
@@ -87,6 +90,9 @@ class EventBridge:
             handler(event)
         except Exception as exc:  # a rendering bug must never take the session down
             self.app.renderer.note(f"UI error while showing {event.type}: {exc}", "error")
+
+    def on_todo_update(self, event: ev.TodoUpdate) -> None:
+        self.app.todo_panel.show(self.app.session.state().todos)
 
     def on_agent_start(self, _event: ev.AgentStart) -> None:
         self.app.working.start()

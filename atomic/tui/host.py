@@ -20,6 +20,7 @@ from atomic.tui.editor import PromptEditor
 from atomic.tui.footer import ExtensionWidgets, QueuePanel, StatusFooter, WorkingIndicator
 from atomic.tui.keybindings import KeyTable
 from atomic.tui.renderer import ConversationRenderer
+from atomic.tui.todo_panel import TodoPanel
 
 if TYPE_CHECKING:
     from atomic.core.contract import Engine
@@ -50,6 +51,7 @@ class AppHost(App[int]):
     completion: CompletionPopup
     working: WorkingIndicator
     queue_panel: QueuePanel
+    todo_panel: TodoPanel
     extension_widgets: ExtensionWidgets
     footer: StatusFooter
 

@@ -35,6 +35,7 @@ APP_KEYS: tuple[KeySpec, ...] = (
     KeySpec("app.thinking.toggle", ("ctrl+t",), "toggle_thinking", "Collapse/expand thinking"),
     KeySpec("app.permissions.cycle", ("f2",), "cycle_permissions", "Next permission mode (ask, accept-edits, yolo)"),
     KeySpec("app.tools.expand", ("ctrl+o",), "toggle_tools", "Expand/collapse tool output"),
+    KeySpec("app.todos.toggle", ("alt+t",), "toggle_todos", "Fold/unfold the to-do list"),
     KeySpec("app.message.dequeue", ("alt+up",), "dequeue", "Put queued messages back in the editor"),
     KeySpec("app.message.copy", ("ctrl+y",), "copy_last", "Copy the last reply (OSC 52)"),
     KeySpec("app.code.copy", ("alt+y",), "copy_code", "Copy the last code block of the last reply"),

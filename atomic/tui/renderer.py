@@ -54,6 +54,16 @@ def _wrapped(text: str, width: int) -> int:
     return sum(len(line) // width + 1 for line in text.splitlines())
 
 
+def sources_note(message: Any) -> NoteMessage | None:
+    """The web pages the provider's own search used for this reply (setting `webSearch`), one per line."""
+    from atomic.core.contract import web_sources
+
+    found = web_sources(message)
+    if not found:
+        return None
+    return NoteMessage("Sources:\n" + "\n".join(f"  {s.title} — {s.url}" for s in found))
+
+
 class ConversationRenderer:
     def __init__(self, conversation: Conversation) -> None:
         self.conversation = conversation
@@ -119,6 +129,9 @@ class ConversationRenderer:
             self.show_provider_error(message)
         elif message.stop_reason == "aborted":
             self.conversation.add(NoteMessage("Aborted", "warning"))
+        sources = sources_note(message)
+        if sources is not None:
+            self.conversation.add(sources)
 
     def on_tool_start(self, call_id: str, name: str, args: Any) -> None:
         self._card(call_id, name, args).set_status("running", args)
@@ -295,6 +308,9 @@ class ConversationRenderer:
                     self._card(block.id, block.name, block.arguments, add, cards)
             if message.stop_reason == "error":
                 self.show_provider_error(message, add)
+            sources = sources_note(message)
+            if sources is not None:
+                add(sources)
         elif isinstance(message, m.ToolResultMessage):
             wire = {"content": [b.to_wire() for b in message.content], "details": message.details}
             self._card(message.tool_call_id, message.tool_name, None, add, cards).finish(wire, message.is_error)

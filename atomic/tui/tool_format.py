@@ -59,6 +59,9 @@ def summarize_args(tool_name: str, args: Any) -> str:
         return _search_summary(args, extras)
     if tool_name == "find":
         return _search_summary(args, [f"limit {args['limit']}"] if args.get("limit") else [])
+    if tool_name == "task":
+        agent = args.get("agent") if isinstance(args.get("agent"), str) else "general"
+        return f"{agent} · {args.get('description') or args.get('prompt') or ''}"
     if tool_name == "ls":
         raw_path = args.get("path")
         path = raw_path if isinstance(raw_path, str) and raw_path else "."

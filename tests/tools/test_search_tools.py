@@ -123,8 +123,8 @@ async def test_ls(tmp_path: Path, ctx: ToolContext) -> None:
 
 
 def test_registry() -> None:
-    assert DEFAULT_TOOL_NAMES == ("read", "bash", "edit", "write")
-    assert set(BUILTIN_TOOL_NAMES) == {"read", "bash", "edit", "write", "grep", "find", "ls"}
+    assert DEFAULT_TOOL_NAMES == ("read", "bash", "edit", "write", "todo", "task", "web_fetch")
+    assert set(BUILTIN_TOOL_NAMES) == {"read", "bash", "edit", "write", "grep", "find", "ls", "todo", "task", "web_fetch"}
     assert [t.name for t in create_builtin_tools()] == list(DEFAULT_TOOL_NAMES)
     assert [t.name for t in create_builtin_tools(["ls", "grep"])] == ["ls", "grep"]
     for tool in create_builtin_tools(BUILTIN_TOOL_NAMES):

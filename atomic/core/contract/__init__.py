@@ -85,6 +85,8 @@ if TYPE_CHECKING:
     )
     from atomic.core.mcp.acp_servers import parse_acp_servers
     from atomic.core.project_offer import ProjectOffer
+    from atomic.core.tools.todo import TodoItem
+    from atomic.core.web_sources import WebSource, web_sources
 
 # Loaded on first use (PEP 562), not at start-up: the RPC server's first answer needs none of them,
 # and defining the records alone took about 5% of the time from start to that answer.
@@ -97,6 +99,8 @@ _LAZY_MODULES = {
     "atomic.core.contract.sessions": "find_session_file has_usable_model list_session_summaries session_folder",
     "atomic.core.mcp.acp_servers": "parse_acp_servers",
     "atomic.core.project_offer": "ProjectOffer",
+    "atomic.core.tools.todo": "TodoItem",
+    "atomic.core.web_sources": "WebSource web_sources",
 }
 _LAZY = {name: module for module, names in _LAZY_MODULES.items() for name in names.split()}
 
@@ -156,6 +160,7 @@ __all__ = [
     "StoredTree",
     "StreamingBehavior",
     "ThinkingLevelChange",
+    "TodoItem",
     "TokenTotals",
     "ToolError",
     "TreeNode",
@@ -163,12 +168,14 @@ __all__ = [
     "TrustStatus",
     "UiAnswer",
     "UiAnswerError",
+    "WebSource",
     "check_answer",
     "find_session_file",
     "has_usable_model",
     "list_session_summaries",
     "needs_approval",
     "open_engine",
+    "web_sources",
     "parse_acp_servers",
     "session_folder",
     "trust_change_message",

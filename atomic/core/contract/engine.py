@@ -257,6 +257,7 @@ class Engine:
             pending_message_count=len(s.steering) + len(s.follow_ups),
             permission_mode=s.permissions.mode,
             model_fallback=ModelFallback(reason=block[0], message=block[1]) if block is not None else None,
+            todos=s.todos.current(s.context_items),
             session_recovery=_recovery_record(s.store.recovery),
         )
 

@@ -9,8 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from atomic.core.model_types import Model
+
+if TYPE_CHECKING:
+    from atomic.core.tools.todo import TodoItem
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,7 @@ class SessionState:
     pending_message_count: int  # steering plus follow-up messages waiting
     permission_mode: str  # "ask" | "accept-edits" | "yolo"
     model_fallback: ModelFallback | None  # set while the saved default model blocks prompts
+    todos: tuple[TodoItem, ...] = ()  # the branch's to-do list (the `todo` tool)
     session_recovery: SessionRecovery | None = None  # set when the session file was damaged on opening
 
 

@@ -128,8 +128,15 @@ def _load_resources(session: AgentSession, options: SessionOptions) -> None:
         tools = create_builtin_tools(names)
     except ValueError as exc:
         raise StartupError(str(exc)) from exc
-    session.install_tools(tools)
     trusted = session.project_trust is not None and session.project_trust.trusted
+    if any(tool.name == "task" for tool in tools):
+        from atomic.core.engine.subagent_setup import build_subagents
+        from atomic.core.tools.task import TaskTool
+
+        session.subagents = build_subagents(session, include_project=trusted)
+        agents = list(session.subagents.agents.values())
+        tools = [TaskTool(agents) if tool.name == "task" else tool for tool in tools]
+    session.install_tools(tools)
     catalog = ResourceCatalog(
         session.cwd,
         session.agent_dir,

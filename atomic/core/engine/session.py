@@ -20,7 +20,9 @@ from atomic.core.engine.compaction_runner import CompactionRunner
 from atomic.core.engine.errors import PromptRejected
 from atomic.core.engine.model_selection import ModelSelection
 from atomic.core.engine.owned_messages import OwnedMessages
+from atomic.core.engine.plan_review import PlanReview
 from atomic.core.engine.session_files import SessionFiles
+from atomic.core.engine.todos import TodoTracker
 from atomic.core.events import (
     AgentSettled,
     CompactionReason,
@@ -49,6 +51,8 @@ from atomic.core.session.store import SessionStore
 from atomic.core.settings import Settings, SettingsManager
 from atomic.core.shell_env import model_command_env
 from atomic.core.tools.base import EditorFiles, Tool, ToolContext, ToolOutput
+from atomic.core.tools.exit_plan import EXIT_PLAN_TOOL, PLAN_MODE_PROMPT, ExitPlanTool
+from atomic.core.tools.todo import TODO_TOOL
 
 if TYPE_CHECKING:
     from atomic.core.extensions.runtime import ExtensionRuntime
@@ -57,6 +61,7 @@ if TYPE_CHECKING:
     from atomic.core.project_offer import ProjectOffer
     from atomic.core.resources.context_files import ContextFile
     from atomic.core.resources.input_expansion import ResourceCatalog
+    from atomic.core.subagents.runner import SubagentRunner
     from atomic.core.trust import ProjectTrust
 
 Listener = Callable[[Event], None]
@@ -109,6 +114,10 @@ class AgentSession:
         self.context_items: list[ContextItem] = []
         self.loaded_context = SessionContext()
         self.compacted_since_usage = False
+        # The branch's to-do list (the `todo` tool), read from the context items.
+        self.todos = TodoTracker(self.emit)
+        # Runs the `task` tool's children (installed by the factory when the tool is on).
+        self.subagents: SubagentRunner | None = None
         self.pending_tool_results: list[ToolResultMessage] | None = None
         # Direct bash results and extension messages that finish later, stored in their own session.
         self.owned_messages = OwnedMessages(
@@ -128,6 +137,12 @@ class AgentSession:
             agent_dir=agent_dir,
             rule_source=lambda: settings_rules(self.settings_manager),
             save_rule=rule_saver(settings),
+        )
+        # Plan mode: `exit_plan` is offered while planning; approving switches back to this mode.
+        self.exit_plan_tool = ExitPlanTool()
+        self.mode_before_plan = "ask"
+        self.plan_review = PlanReview(
+            self.permissions, lambda mode: self.set_permission_mode(mode), lambda: self.mode_before_plan
         )
         # Set by a frontend whose client edits files itself (ACP's fs methods).
         self.editor_files: EditorFiles | None = None
@@ -215,13 +230,17 @@ class AgentSession:
         return lambda: self.listeners.remove(listener) if listener in self.listeners else None
 
     def emit(self, event: Event) -> None:
+        self.emit_to_listeners(event)
+        if self.hooks.has(event.type):
+            self.hooks.emit_nowait(event.type, {"event": event})
+
+    def emit_to_listeners(self, event: Event) -> None:
+        """To the frontends only: a subagent's events are not the session's own for extensions."""
         for listener in list(self.listeners):
             try:
                 listener(event)
             except Exception as exc:  # a frontend bug must not stop the engine
                 self.startup_warnings.append(f"listener error: {exc}")
-        if self.hooks.has(event.type):
-            self.hooks.emit_nowait(event.type, {"event": event})
 
     def notify_once(self, key: str, message: str) -> None:
         """Tell the user something once per session object and `key`: a warning notification
@@ -377,6 +396,7 @@ class AgentSession:
         self.loaded_context = ctx
         self.context_items = ctx.items
         self.compacted_since_usage = ctx.compacted_since_usage
+        self.todos.refresh(ctx.items)
 
     def context_messages(self) -> list[Any]:
         return [item.message for item in self.context_items]
@@ -384,6 +404,8 @@ class AgentSession:
     def record_message(self, message: Any) -> None:
         entry = self.store.append("message", message=message.to_wire())
         self.context_items.append(ContextItem(entry["id"], message))
+        if isinstance(message, ToolResultMessage) and message.tool_name == TODO_TOOL:
+            self.todos.recorded(self.context_items)
         if isinstance(message, UserMessage):
             self.queue_journal.stored()
         if isinstance(message, AssistantMessage) and message.usage.total_tokens and message.stop_reason not in (
@@ -424,13 +446,17 @@ class AgentSession:
         api_key = self.api_key_for(model)
         timeout_ms = self.settings.retry.provider.timeout_ms
         tools = self.active_tools()
+        system_prompt = self.system_prompt
+        if self.permissions.mode == "plan":
+            tools = tools + [self.exit_plan_tool]
+            system_prompt = f"{system_prompt}\n\n{PLAN_MODE_PROMPT}"
         if self.mcp is not None:
             # Servers still starting get a bounded wait so their tools are offered (abort cancels it).
             await self.mcp.wait_ready()
             tools = tools + self.mcp.request_tools(model.context_window)
         return StreamRequest(
             model=model,
-            system_prompt=self.system_prompt,
+            system_prompt=system_prompt,
             messages=messages,
             tools=[ToolSpec(name=t.name, description=t.description, parameters=t.parameters) for t in tools],
             thinking_level=self.thinking_level,
@@ -439,6 +465,7 @@ class AgentSession:
             timeout_s=timeout_ms / 1000 if timeout_ms else None,
             session_id=self.store.session_id,
             thinking_budgets=self.settings.thinking_budgets,
+            web_search=self.settings.web_search,
         )
 
     def active_tools(self) -> list[Tool]:
@@ -447,6 +474,8 @@ class AgentSession:
     def find_tool(self, name: str) -> Tool | None:
         if name in self.active_tool_names:
             return self.tools.get(name)
+        if name == EXIT_PLAN_TOOL and self.permissions.mode == "plan":
+            return self.exit_plan_tool
         return self.mcp.find_tool(name) if self.mcp is not None else None
 
     def tool_context(self, on_update: Callable[[ToolOutput], None]) -> ToolContext:
@@ -472,6 +501,8 @@ class AgentSession:
                 secret_names=self.registry.key_env_names(),
             ),
             editor_files=self.editor_files,
+            subagents=self.subagents,
+            plan_review=self.plan_review,
             path_guard=self.permissions.read_guard(),
         )
 
@@ -765,7 +796,10 @@ class AgentSession:
 
     def set_permission_mode(self, mode: str, persist: bool = False) -> None:
         """Change who approves tool calls; "always" answers given so far stay remembered."""
-        self.permissions.mode = parse_mode(mode)
+        parsed = parse_mode(mode)
+        if parsed == "plan" and self.permissions.mode != "plan":
+            self.mode_before_plan = self.permissions.mode
+        self.permissions.mode = parsed
         if persist:
             self.settings_manager.update({"permissionMode": mode})
         self.emit(PermissionModeChanged(mode=mode))

@@ -32,6 +32,14 @@ def session_stats(store: SessionStore, messages: list[Any], context: dict[str, A
             cost += float((usage.get("cost") or {}).get("total", 0) or 0)
         elif role == "toolResult":
             counts["toolResults"] += 1
+            details = message.get("details")
+            if message.get("toolName") == "task" and isinstance(details, dict):
+                # A subagent's own turns are in its file; its tokens and cost count for the session.
+                usage = details.get("usage")
+                child: dict[str, Any] = usage if isinstance(usage, dict) else {}
+                for key in ("input", "output", "cacheRead", "cacheWrite"):
+                    tokens[key] += int(child.get(key, 0) or 0)
+                cost += float(details.get("cost", 0) or 0)
     tokens["total"] = tokens["input"] + tokens["output"] + tokens["cacheRead"] + tokens["cacheWrite"]
     data: dict[str, Any] = {
         "sessionId": store.session_id,

@@ -18,19 +18,22 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from atomic.core.permissions.command_safety import is_wrapper, program_name, remembered_prefix, risky_option
+from atomic.core.permissions.plan_mode import plan_refusal
 from atomic.core.permissions.protected import WriteTarget, word_names_protected_path, write_target
 from atomic.core.permissions.read_guard import PathGuard, read_guard
 from atomic.core.permissions.rules import PATH_TOOLS, Rule, RuleSet, merge, parse_rule
 from atomic.core.permissions.shell_parse import ParsedCommand, SimpleCommand, parse_command
 
-PermissionMode = Literal["ask", "accept-edits", "yolo"]
+PermissionMode = Literal["ask", "accept-edits", "yolo", "plan"]
 PERMISSION_MODES: tuple[PermissionMode, ...] = get_args(PermissionMode)
 Decision = Literal["allow_once", "allow_always", "reject_once", "reject_always"]
-ToolKind = Literal["execute", "edit", "mcp", "extension", "other"]
+ToolKind = Literal["execute", "edit", "mcp", "extension", "fetch", "other"]
 
 EDIT_TOOLS = frozenset({"write", "edit"})
 EXECUTE_TOOLS = frozenset({"bash"})
 MCP_PREFIX = "mcp__"
+# Tools that reach the network: asked per domain in ask and accept-edits (and plan) modes.
+FETCH_TOOLS = frozenset({"web_fetch"})
 
 
 def parse_mode(value: str) -> PermissionMode:
@@ -49,6 +52,8 @@ def tool_kind(tool_name: str, read_only: bool | None = True) -> ToolKind:
         return "edit"
     if tool_name.startswith(MCP_PREFIX):
         return "mcp"
+    if tool_name in FETCH_TOOLS:
+        return "fetch"
     return "other" if read_only is not False else "extension"
 
 
@@ -59,7 +64,21 @@ def needs_approval(mode: PermissionMode, tool_name: str, read_only: bool | None 
         return False
     if mode == "accept-edits":
         return kind != "edit"
+    if mode == "plan":
+        return kind == "fetch"  # the rest runs as read-only or is refused, never asked
     return True
+
+
+def url_domain(url: object) -> str:
+    """The host a fetch goes to, lower-case ("" when the URL has none)."""
+    from urllib.parse import urlsplit
+
+    if not isinstance(url, str):
+        return ""
+    try:
+        return (urlsplit(url.strip()).hostname or "").lower()
+    except ValueError:
+        return ""
 
 
 def command_prefix(command: str) -> str | None:
@@ -112,6 +131,8 @@ def describe(tool_name: str, args: dict[str, Any], target: WriteTarget | None = 
     if tool_name.startswith(MCP_PREFIX):
         _, server, tool = (tool_name.split("__", 2) + ["", ""])[:3]
         return f"Call {tool} on MCP server {server}"
+    if tool_name in FETCH_TOOLS:
+        return f"Fetch {args.get('url', '(no url)')}"
     return f"Use {tool_name}"
 
 
@@ -192,6 +213,8 @@ class PermissionPolicy:
             if deny:
                 return any(rule.matches_words(view) for part in parts for view in _deny_view(part.words))
             return False  # allow rules for bash are matched part by part in _bash_allowed
+        if call.kind == "fetch":
+            return rule.matches_domain(url_domain(call.args.get("url")))
         if rule.tool in ("read", "edit", "write"):
             if call.target is not None:
                 paths = [call.target.absolute, call.target.resolved]
@@ -251,6 +274,9 @@ class PermissionPolicy:
             return ()
         if call.kind in ("mcp", "extension"):
             return (call.tool_name,)
+        if call.kind == "fetch":
+            domain = url_domain(call.args.get("url"))
+            return (f"WebFetch(domain:{domain})",) if domain else ()
         return ()
 
     def _asked_because(self, call: _Call) -> str | None:
@@ -314,6 +340,8 @@ class PermissionPolicy:
     def _allowed_without_asking(self, call: _Call, rules: RuleSet) -> bool:
         if self.mode == "yolo" or call.kind == "other":
             return True
+        if self.mode == "plan" and call.kind == "execute":
+            return True  # plan_refusal let only read-only commands through
         if call.kind == "edit" and self.mode == "accept-edits":
             if call.target is None or call.target.inside_workspace:
                 return True
@@ -334,6 +362,10 @@ class PermissionPolicy:
                 return f"Denied by the permission rule {rule.text} (from the {rule.source} settings)."
         if tool_name in self.rejected_tools:
             return f"The user rejected {tool_name} for this session."
+        if self.mode == "plan":
+            refused = plan_refusal(call.kind, tool_name, call.parsed)
+            if refused is not None:
+                return refused
         if not self._must_ask(call, rules) and self._allowed_without_asking(call, rules):
             return None
         request = self._request(tool_call_id, call)

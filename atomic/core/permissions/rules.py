@@ -3,6 +3,7 @@
     Bash                 every bash command          Bash(git status)    exactly that command
     Bash(npm run test:*) that prefix (whole words)   Read(./.env)        read/grep/find/ls of a path
     Edit(src/**)         edit and write of a path    Write(docs/**)      write of a path
+    WebFetch(domain:x.org)  web_fetch of that host and its subdomains
     mcp__server          every tool of the server    mcp__server__tool   one MCP tool
     any other tool name  that tool (extension tools)
 
@@ -27,6 +28,7 @@ _TOOLS_OF = {
     "read": ("read", "grep", "find", "ls"),
     "edit": ("edit", "write"),
     "write": ("write",),
+    "webfetch": ("web_fetch",),
 }
 PATH_TOOLS = frozenset({"read", "grep", "find", "ls", "edit", "write"})
 
@@ -76,6 +78,18 @@ class Rule:
         if is_prefix:
             return words[: len(expected)] == expected
         return words == expected
+
+    # ------------------------------------------------------------------ web
+
+    def matches_domain(self, domain: str) -> bool:
+        """`WebFetch(domain:example.com)` covers that host and its subdomains; a bare `WebFetch` every host."""
+        if self.specifier is None or self.specifier.strip() in ("", "*"):
+            return True
+        spec = self.specifier.strip()
+        if not spec.startswith("domain:") or not domain:
+            return False
+        wanted = spec[len("domain:") :].strip().lower().lstrip("*.")
+        return domain == wanted or domain.endswith("." + wanted)
 
     # ------------------------------------------------------------------ paths
 

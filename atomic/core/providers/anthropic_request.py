@@ -153,6 +153,9 @@ def _trim_trailing_text(blocks: list[dict[str, Any]]) -> None:
             blocks.pop()
 
 
+WEB_SEARCH_TOOL: dict[str, Any] = {"type": "web_search_20250305", "name": "web_search", "max_uses": 5}
+
+
 def build_params(request: StreamRequest) -> dict[str, Any]:
     """The JSON body for `POST /v1/messages` (without `stream`)."""
     model = request.model
@@ -161,11 +164,16 @@ def build_params(request: StreamRequest) -> dict[str, Any]:
         params["system"] = [
             {"type": "text", "text": request.system_prompt, "cache_control": dict(CACHE_CONTROL)}
         ]
+    tools: list[dict[str, Any]] = []
+    if request.web_search:
+        # Anthropic's server-side search: results and citations come back as blocks of the reply.
+        tools.append(dict(WEB_SEARCH_TOOL))
     if request.tools:
-        tools = [
+        tools += [
             {"name": tool.name, "description": tool.description, "input_schema": tool.parameters}
             for tool in request.tools
         ]
+    if tools:
         tools[-1]["cache_control"] = dict(CACHE_CONTROL)
         params["tools"] = tools
     params.update(

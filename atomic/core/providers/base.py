@@ -48,6 +48,8 @@ class StreamRequest:
     session_id: str | None = None
     # Thinking budgets override per level (settings `thinkingBudgets`).
     thinking_budgets: dict[str, int] | None = None
+    # The provider's own web search tool (the `webSearch` setting), where the API has one.
+    web_search: bool = False
 
 
 # ----------------------------------------------------------------------------- events

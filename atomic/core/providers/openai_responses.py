@@ -192,6 +192,10 @@ def build_body(request: StreamRequest) -> dict[str, Any]:
         # Nothing is stored server-side (store: false): reasoning only survives to the next call as
         # encrypted content, even when the level is off and the model reasons anyway.
         body["include"] = ["reasoning.encrypted_content"]
+    if request.web_search:
+        # The Responses API's hosted search; the sources are asked for so the transcript can name them.
+        body.setdefault("tools", []).append({"type": "web_search"})
+        body["include"] = [*body.get("include", []), "web_search_call.action.sources"]
     return body
 
 

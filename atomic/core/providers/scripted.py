@@ -7,6 +7,8 @@ A script is a list of responses, used in order. Each response is a dict:
     {"toolCalls": [{"name": "bash", "arguments": {...}, "id"?: "call_1"}]}
     {"error": "529 overloaded", "kind": "transient"|"overflow"|"auth"|"fatal", "status"?: 529}
     {"match": "regex", ...}                             only used when the last user text matches
+    {"matchFirst": "regex", ...}                        only used when the conversation's first user text
+                                                        matches (a subagent's turns: its task prompt)
     {"chunkSize": 8, "delayMs": 5}                      how text streams (defaults: 16 chars, no delay)
     {"usage": {"input": 100, "output": 20}}            reported usage
     {"stopReason": "length"}                            override the stop reason
@@ -46,6 +48,14 @@ def _last_user_text(messages: list[Any]) -> str:
     return ""
 
 
+def _first_user_text(messages: list[Any]) -> str:
+    for message in messages:
+        if isinstance(message, UserMessage):
+            content = message.content
+            return content if isinstance(content, str) else "".join(b.text for b in content if isinstance(b, TextContent))
+    return ""
+
+
 def _chunks(text: str, size: int) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)] or [""]
 
@@ -69,10 +79,17 @@ class ScriptedProvider:
 
     def _next_response(self, request: pb.StreamRequest) -> dict[str, Any]:
         last_user = _last_user_text(request.messages)
+        first_user: str | None = None
         for index, response in enumerate(self.responses):
             pattern = response.get("match")
-            if pattern is None or re.search(pattern, last_user):
-                return self.responses.pop(index)
+            if pattern is not None and not re.search(pattern, last_user):
+                continue
+            first_pattern = response.get("matchFirst")
+            if first_pattern is not None:
+                first_user = _first_user_text(request.messages) if first_user is None else first_user
+                if not re.search(first_pattern, first_user):
+                    continue
+            return self.responses.pop(index)
         if self.demo:
             from atomic.core.providers.scripted_demo import demo_response
 

@@ -93,6 +93,11 @@ def default_system_prompt(tools: Sequence[tuple[str, str]], tool_guidelines: Seq
         guidelines.append(
             "Check with the user before destructive commands (deleting files, rewriting git history, force pushes)"
         )
+    if "todo" in names:
+        guidelines.append(
+            "For work with three or more steps, keep a to-do list with the todo tool and update it as you go; "
+            "do not use it for a single small request"
+        )
     guidelines += [line.strip() for line in tool_guidelines if line.strip()]
     guidelines += [
         "Make the smallest change that fully solves the task, in the style of the surrounding code",
@@ -164,4 +169,16 @@ def build_system_prompt(
             sections.append(block)
     today = date or datetime.date.today()
     sections.append(f"Current date: {today.isoformat()}\nCurrent working directory: {cwd}")
+    return "\n\n".join(section for section in sections if section)
+
+
+def subagent_system_prompt(
+    *, cwd: Path, tools: Sequence[tuple[str, str]], instructions: str, context_files: Sequence[ContextFile]
+) -> str:
+    """A subagent's system prompt: the default prompt for its tools, its definition's instructions, the
+    same project context files as the parent (already trust-gated), the date and the folder."""
+    sections = [default_system_prompt(tools).strip(), instructions.strip()]
+    if context_files:
+        sections.append(_project_context_section(context_files))
+    sections.append(f"Current date: {datetime.date.today().isoformat()}\nCurrent working directory: {cwd}")
     return "\n\n".join(section for section in sections if section)

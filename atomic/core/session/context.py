@@ -140,6 +140,25 @@ def _has_usage(message: dict[str, Any]) -> bool:
     return isinstance(total, int | float) and not isinstance(total, bool) and total > 0
 
 
+def _todos_cut_by(compacted: list[EntryRecord], kept: list[ContextItem]) -> CustomMessage | None:
+    """The to-do list a compaction would otherwise drop: set before the cut and not among the kept
+    messages. It comes back as a note after the summary, so the model keeps its plan."""
+    from atomic.core.tools.todo import TODO_CUSTOM_TYPE, format_todos, latest_todos, todos_in_message
+
+    if any(todos_in_message(item.wire) is not None for item in kept):
+        return None
+    messages = (r.data.get("message") for r in reversed(compacted) if r.type == "message")
+    todos = latest_todos(m for m in messages if isinstance(m, dict))
+    if not todos:
+        return None
+    return CustomMessage(
+        custom_type=TODO_CUSTOM_TYPE,
+        content="The to-do list so far (kept across the compaction):\n" + format_todos(todos),
+        display=False,
+        details={"todos": [item.to_dict() for item in todos]},
+    )
+
+
 def build_context(store: SessionStore, leaf_id: str | None = None) -> SessionContext:
     path = store.path_to(leaf_id)
     ctx = SessionContext()
@@ -175,6 +194,9 @@ def build_context(store: SessionStore, leaf_id: str | None = None) -> SessionCon
                 item = _item_of(record)
                 if item is not None:
                     ctx.items.append(item)
+        carried = _todos_cut_by(path[:compaction_index], ctx.items)
+        if carried is not None:
+            ctx.items.append(ContextItem(None, carried))
         start = compaction_index + 1
         ctx.compacted_since_usage = True
 

@@ -55,6 +55,20 @@ class EditorFiles(Protocol):
     async def write_text(self, path: Path, text: str) -> None: ...
 
 
+class SubagentLauncher(Protocol):
+    """Runs a child agent for the `task` tool (atomic/core/subagents); the result is the tool's output."""
+
+    async def run(
+        self, call_id: str, agent_name: str, prompt: str, description: str, on_update: Callable[[ToolOutput], None]
+    ) -> ToolOutput: ...
+
+
+class PlanGate(Protocol):
+    """Asks the user to approve the model's plan (the `exit_plan` tool; atomic/core/engine/plan_review.py)."""
+
+    async def review(self, call_id: str, plan: str) -> ToolOutput: ...
+
+
 @dataclass
 class ToolContext:
     cwd: Path
@@ -73,6 +87,9 @@ class ToolContext:
     # Why read, grep, find and ls must not show a path (None: it may be shown); see permissions/read_guard.py.
     path_guard: Callable[[Path], str | None] = lambda _path: None
     editor_files: EditorFiles | None = None
+    # Set for the session's own tool calls; None inside a subagent (children start no children).
+    subagents: SubagentLauncher | None = None
+    plan_review: PlanGate | None = None
 
     def editor_for(self, path: Path) -> EditorFiles | None:
         """The editor's view of `path` when a frontend offers one that covers it."""

@@ -11,6 +11,9 @@ from atomic.core.tools.find import FindTool
 from atomic.core.tools.grep import GrepTool
 from atomic.core.tools.ls import LsTool
 from atomic.core.tools.read import ReadTool
+from atomic.core.tools.task import TaskTool
+from atomic.core.tools.todo import TodoTool
+from atomic.core.tools.web_fetch import WebFetchTool
 from atomic.core.tools.write import WriteTool
 
 _FACTORIES: dict[str, Callable[[], Tool]] = {
@@ -21,10 +24,13 @@ _FACTORIES: dict[str, Callable[[], Tool]] = {
     "grep": GrepTool,
     "find": FindTool,
     "ls": LsTool,
+    "todo": TodoTool,
+    "task": TaskTool,
+    "web_fetch": WebFetchTool,
 }
 
 BUILTIN_TOOL_NAMES: tuple[str, ...] = tuple(_FACTORIES)
-DEFAULT_TOOL_NAMES: tuple[str, ...] = ("read", "bash", "edit", "write")
+DEFAULT_TOOL_NAMES: tuple[str, ...] = ("read", "bash", "edit", "write", "todo", "task", "web_fetch")
 
 
 def create_builtin_tools(names: Iterable[str] | None = None) -> list[Tool]:

@@ -86,10 +86,12 @@ SETTING_ITEMS: list[SettingItem] = [
     _item("animations", lambda s: bool(s.settings.animations)),
     _item("editorPaddingX", lambda s: int(s.settings.editor_padding_x)),
     _item("images.blockImages", lambda s: bool(s.settings.images.block_images)),
+    _item("webSearch", lambda s: bool(s.settings.web_search)),
     _item("compaction.reserveTokens", lambda s: int(s.settings.compaction.reserve_tokens)),
     _item("compaction.compression_ratio", lambda s: float(s.settings.compaction.compression_ratio)),
     _item("compaction.preserve_recent", lambda s: int(s.settings.compaction.preserve_recent)),
     _item("retry.maxRetries", lambda s: int(s.settings.retry.max_retries)),
+    _item("subagents.maxConcurrent", lambda s: int(s.settings.subagents.max_concurrent)),
     _item("shellPath", lambda s: s.settings.shell_path or ""),
     _item("shellCommandPrefix", lambda s: s.settings.shell_command_prefix or ""),
 ]

@@ -1,0 +1,1 @@
+"""Subagents: child agents the model starts with the `task` tool (docs/subagents.md)."""
