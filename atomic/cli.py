@@ -44,7 +44,13 @@ def build_parser() -> argparse.ArgumentParser:
     models.add_argument("--thinking", help="thinking level: off, minimal, low, medium, high, xhigh, max")
     models.add_argument("--models", help="comma-separated models that Ctrl+P / cycle_model walk through")
     models.add_argument("--list-models", nargs="?", const="", default=None, metavar="SEARCH",
-                        help="list models (optionally filtered) and exit")
+                        help="list models (optionally filtered; with --provider, one provider's) and exit")
+    models.add_argument("--list-providers", action="store_true", help="list every provider and whether it is set up")
+    models.add_argument("--json", action="store_true", help="with --list-models / --list-providers: JSON output")
+    models.add_argument("--refresh-models", action="store_true",
+                        help="fetch the current models.dev catalog into the agent dir and use it from then on")
+    models.add_argument("--login", metavar="PROVIDER",
+                        help="log in to a provider (GitHub Copilot, ChatGPT subscription, or store an API key)")
     res = parser.add_argument_group("tools and resources")
     res.add_argument("-t", "--tools", help="comma-separated tools to enable (read,bash,edit,write,grep,find,ls)")
     res.add_argument("-nt", "--no-tools", action="store_true", help="disable all tools")
@@ -184,8 +190,16 @@ def main(argv: list[str] | None = None) -> int:
         print(note, file=sys.stderr)
     if args.import_pi:
         return _import_pi()
-    if args.list_models is not None:
-        return _list_models(args.list_models)
+    if args.login or args.list_providers or args.refresh_models or args.list_models is not None:
+        from atomic import cli_catalog
+
+        if args.login:
+            return cli_catalog.login(args.login)
+        if args.refresh_models:
+            return cli_catalog.refresh(args.json)
+        if args.list_providers:
+            return cli_catalog.list_providers(args.json)
+        return cli_catalog.list_models(args.list_models or "", args.provider, args.json)
     if args.export:
         return _export(args.export)
     conflicting = [args.session, args.continue_recent, args.resume, args.no_session]
@@ -280,19 +294,6 @@ async def _print_mode(options: Any, messages: list[str], *, json_mode: bool) -> 
         return 1
     if not json_mode:
         print(last.text())
-    return 0
-
-
-def _list_models(search: str) -> int:
-    from atomic.core.auth import AuthStorage
-    from atomic.core.models.registry import ModelRegistry
-    from atomic.core.models.resolver import format_models_table
-    from atomic.core.paths import agent_dir
-
-    registry = ModelRegistry(agent_dir(), AuthStorage(agent_dir()), None)
-    for error in registry.errors:
-        print(f"warning: {error}", file=sys.stderr)
-    print(format_models_table(registry.all_models(), search or None))
     return 0
 
 

@@ -68,6 +68,17 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
         "TEXTUAL_THEME",
     ):
         monkeypatch.delenv(var, raising=False)
+    from atomic.core.models.catalog import shipped_providers
+
+    # Every variable a built-in provider reads (a key in the CI environment must not configure one).
+    for spec in shipped_providers().values():
+        for var in [spec.get("envVar"), *spec.get("envVars", ()), *spec.get("optInEnv", ())]:
+            if var:
+                monkeypatch.delenv(var, raising=False)
+    for var in ("ATOMIC_TEST_GITHUB_URL", "ATOMIC_TEST_GITHUB_API_URL", "ATOMIC_TEST_OPENAI_AUTH_URL",
+                "ATOMIC_TEST_CODEX_CALLBACK_PORT", "ATOMIC_MODELS_DEV_URL", "CLOUDFLARE_ACCOUNT_ID",
+                "CLOUDFLARE_GATEWAY_ID"):
+        monkeypatch.delenv(var, raising=False)
     return agent
 
 

@@ -13,7 +13,9 @@ from acp import PROTOCOL_VERSION, RequestError
 from acp.schema import (
     AgentCapabilities,
     AuthenticateResponse,
+    AuthMethodAgent,
     CloseSessionResponse,
+    EnvVarAuthMethod,
     Implementation,
     InitializeResponse,
     ListSessionsResponse,
@@ -88,12 +90,7 @@ class AtomicAcpAgent:
                     close=SessionCloseCapabilities(),
                 ),
             ),
-            auth_methods=[] if await asyncio.to_thread(self._has_usable_model) else [
-                TerminalAuthMethod(
-                    id="atomic-login", name="Log in to a model provider", type="terminal", args=[],
-                    description="Opens Atomic in a terminal; its guided start stores a key with /login.",
-                )
-            ],
+            auth_methods=[] if await asyncio.to_thread(self._has_usable_model) else _login_methods(),
         )
 
     def _has_usable_model(self) -> bool:
@@ -267,3 +264,22 @@ class AtomicAcpAgent:
             return
         bridge.cancelled = True
         await bridge.engine.abort(continue_queue=False)
+
+
+def _login_methods() -> list[EnvVarAuthMethod | TerminalAuthMethod | AuthMethodAgent]:
+    """What the client can run in a terminal to give Atomic a model: the guided start, and each
+    subscription login (`atomic --login <provider>`: the device code or browser address is shown there)."""
+    from atomic.core.contract import subscription_logins
+
+    methods: list[EnvVarAuthMethod | TerminalAuthMethod | AuthMethodAgent] = [
+        TerminalAuthMethod(
+            id="atomic-login", name="Log in to a model provider", type="terminal", args=[],
+            description="Opens Atomic in a terminal; its guided start stores a key with /login.",
+        )
+    ]
+    for login in subscription_logins():
+        methods.append(TerminalAuthMethod(
+            id=f"login-{login.provider}", name=f"Log in with {login.display_name}", type="terminal",
+            args=["--login", login.provider], description=login.title,
+        ))
+    return methods

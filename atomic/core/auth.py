@@ -1,7 +1,9 @@
 """Stored provider credentials: `<agentDir>/auth.json`.
 
-Format: `{"<provider>": {"type": "api_key", "key": "..."}}`. Other entry types (OAuth tokens written
-by a future `/login`) are kept untouched when the file is rewritten.
+Format: `{"<provider>": {"type": "api_key", "key": "..."}}`, or for a subscription login
+(`atomic/core/oauth/`) `{"type": "oauth", "access": "...", "refresh": "...", "expires": <ms>, ...}`
+with the login's own extra fields (the Copilot API base URL, the ChatGPT account id). Entries of
+other types are kept untouched when the file is rewritten.
 
 The folder is kept at 0700 and the file at 0600. Every write is a read-modify-write under
 `atomic_io.file_lock` followed by `atomic_io.write_atomic`, so a concurrent Atomic process never
@@ -143,6 +145,17 @@ class AuthStorage:
     def resolve_value(self, value: str | None) -> str | None:
         return resolve_value(value)
 
+    def has_oauth(self, provider: str) -> bool:
+        entry = self._entries.get(provider) or {}
+        return entry.get("type") == "oauth" and isinstance(entry.get("refresh"), str)
+
+    def oauth(self, provider: str) -> dict[str, Any] | None:
+        """A copy of the provider's stored login (type "oauth"), or None."""
+        return self.get(provider) if self.has_oauth(provider) else None
+
+    def has_credential(self, provider: str) -> bool:
+        return self.has_api_key(provider) or self.has_oauth(provider)
+
     # ------------------------------------------------------------------ writing
 
     def set_api_key(self, provider: str, key: str) -> None:
@@ -156,6 +169,41 @@ class AuthStorage:
             return True
 
         self._update(change)
+
+    def set_oauth(self, provider: str, credential: dict[str, Any]) -> None:
+        """Store a login's tokens (replacing whatever the provider had)."""
+        if not provider:
+            raise ValueError("provider must not be empty")
+
+        def change(entries: dict[str, Any]) -> bool:
+            entries[provider] = {**credential, "type": "oauth"}
+            return True
+
+        self._update(change)
+
+    def update_oauth(self, provider: str, refresh: Any) -> dict[str, Any] | None:
+        """Refresh a stored login under the file lock, so two Atomic processes never both spend the
+        same refresh token: `refresh(current)` sees the entry as it is on disk now and returns the
+        new entry (or None to keep it, e.g. another process refreshed it meanwhile). Returns the
+        entry in force afterwards, None when there is no login. Exceptions from `refresh` propagate
+        and leave the file as it was."""
+        result: dict[str, Any] | None = None
+
+        def change(entries: dict[str, Any]) -> bool:
+            nonlocal result
+            current = entries.get(provider)
+            if not isinstance(current, dict) or current.get("type") != "oauth":
+                return False
+            fresh = refresh(dict(current))
+            if fresh is None:
+                result = dict(current)
+                return False
+            entries[provider] = {**fresh, "type": "oauth"}
+            result = dict(entries[provider])
+            return True
+
+        self._update(change)
+        return result
 
     def remove(self, provider: str) -> bool:
         """Forget a provider's stored credential. True if there was one."""

@@ -10,6 +10,7 @@ Api = Literal[
     "anthropic-messages",
     "openai-completions",
     "openai-responses",
+    "openai-codex-responses",
     "google-generative-ai",
     "google-vertex",
     "bedrock-converse-stream",

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from atomic.tui.screens.login_screen import LoginChoice
     from atomic.tui.screens.model_picker import ModelChoice
     from atomic.tui.screens.session_picker import SessionChoice
+    from atomic.tui.screens.subscription_login import SubscriptionOutcome
     from atomic.tui.screens.tree_screen import TreeChoice
 
 R = TypeVar("R")
@@ -205,6 +206,9 @@ class SlashCommands:
         from atomic.tui.screens.login_screen import logout_text, select_provider_model
 
         app, session, provider = self.app, self.app.session, choice.provider
+        if choice.subscription:
+            self._subscription_login(provider)
+            return
         if choice.api_key is None:
             session.logout_provider(provider)
             text = logout_text(session, provider)
@@ -223,6 +227,29 @@ class SlashCommands:
                     "ctrl+l picks another."
                 )
         # A line in the conversation rather than a toast: it says what happens to the next message.
+        app.renderer.setup_note(text, ready=session.model is not None)
+
+    def _subscription_login(self, provider: str) -> None:
+        from atomic.core.contract import subscription_logins
+        from atomic.tui.screens.subscription_login import SubscriptionLoginScreen
+
+        title = next((s.title for s in subscription_logins() if s.provider == provider), provider)
+        self._push("login", lambda: SubscriptionLoginScreen(self.app.session, provider, title),
+                   self._subscription_done)
+
+    async def _subscription_done(self, outcome: SubscriptionOutcome) -> None:
+        from atomic.tui.screens.login_screen import select_provider_model
+
+        app, session = self.app, self.app.session
+        if not outcome.ok:
+            app.notify(outcome.message, title="Login", severity="warning")
+            return
+        model = select_provider_model(session, outcome.provider)
+        if model is None:
+            text = f"Logged in to {outcome.provider}, but it offers no models to use."
+        else:
+            text = (f"Logged in to {outcome.provider}. Using {model.name or model.id} "
+                    f"({outcome.provider}/{model.id}); ctrl+l picks another.")
         app.renderer.setup_note(text, ready=session.model is not None)
 
     async def _mcp(self, _args: str) -> None:

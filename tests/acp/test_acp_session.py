@@ -59,8 +59,11 @@ async def test_without_any_key_a_terminal_login_is_offered(acp_env: dict[str, st
                                                            write_script: ScriptWriter) -> None:
     async with acp_agent(acp_env, write_script([]), scripted=False) as (conn, _client, _process):
         response = await conn.initialize(protocol_version=1)
-    [method] = response.auth_methods
+    method, copilot, chatgpt = response.auth_methods
     assert method.type == "terminal" and method.id == "atomic-login"
+    # The subscription logins run in the client's terminal, as `atomic --login <provider>`.
+    assert (copilot.id, copilot.type, copilot.args) == ("login-github-copilot", "terminal", ["--login", "github-copilot"])
+    assert (chatgpt.id, chatgpt.args) == ("login-openai-codex", ["--login", "openai-codex"])
 
 
 async def test_naming_the_session_sends_session_info(acp_env: dict[str, str], write_script: ScriptWriter,

@@ -49,11 +49,8 @@ class FakeHost:
     def context_usage(self) -> dict[str, Any] | None:
         return self.usage
 
-    def api_key_for(self, model: Model) -> str | None:
-        return None
-
-    def headers_for(self, model: Model) -> dict[str, str]:
-        return {}
+    async def request_credentials(self, model: Model, messages: list[Any]) -> tuple[str | None, dict[str, str]]:
+        return None, {}
 
     async def provider_for(self, model: Model) -> Provider:
         return self.provider

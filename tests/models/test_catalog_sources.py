@@ -28,6 +28,13 @@ PROVIDER_HOSTS: dict[str, tuple[str, ...]] = {
     "azure-openai-responses": ("learn.microsoft.com", "azure.microsoft.com"),
 }
 
+# The long tail is built from models.dev (scripts/build_catalog.py), which every such figure cites;
+# Atomic's corrections on top cite the provider's page.
+MODELS_DEV_HOSTS = ("models.dev", "docs.github.com", "help.openai.com")
+for _name, _spec in builtin_providers().items():
+    if _spec.from_models_dev:
+        PROVIDER_HOSTS[_name] = MODELS_DEV_HOSTS
+
 ALL_MODELS = [(name, model["id"]) for name, spec in builtin_providers().items() for model in spec.models]
 
 

@@ -16,8 +16,9 @@ from tests.tui_screens.host import HostApp, agent_dir, wait_for_modal, write_loc
 
 
 def option_ids(screen: object) -> list[str]:
+    """The rows that can be picked (the model picker's provider headings are not)."""
     option_list = screen.query_one(OptionList)  # type: ignore[attr-defined]
-    return [o.id for o in option_list.options]
+    return [o.id for o in option_list.options if not o.disabled or not str(o.id).startswith("provider-group:")]
 
 
 async def test_model_picker_filters_and_returns_the_choice(tmp_path: Path) -> None:
@@ -43,7 +44,9 @@ async def test_model_picker_arrow_keys_and_escape_cancel(tmp_path: Path) -> None
     async with app.run_test(size=(110, 30)) as pilot:
         screen = await wait_for_modal(pilot)
         await pilot.press("down")
-        assert screen.query_one(OptionList).highlighted == 1
+        option_list = screen.query_one(OptionList)
+        # Down passes over the next provider's heading to its first model.
+        assert option_list.highlighted_option.id == "localai/alpha-coder"
         await pilot.press("escape")
         await pilot.pause()
     assert app.results == [None]

@@ -56,6 +56,7 @@ from atomic.core.tools.base import EditorFiles, FileChange, ToolError
 from atomic.core.trust import HOW_TO_TRUST, ProjectTrust, trust_change_message
 
 if TYPE_CHECKING:
+    from atomic.core.contract.logins import SubscriptionLogin, subscription_logins
     from atomic.core.contract.records import (
         AuthStatus,
         CommandInfo,
@@ -84,6 +85,7 @@ if TYPE_CHECKING:
         session_folder,
     )
     from atomic.core.mcp.acp_servers import parse_acp_servers
+    from atomic.core.oauth.base import LoginCancelled, LoginError, LoginPrompts
     from atomic.core.project_offer import ProjectOffer
     from atomic.core.tools.todo import TodoItem
     from atomic.core.web_sources import WebSource, web_sources
@@ -101,6 +103,8 @@ _LAZY_MODULES = {
     "atomic.core.project_offer": "ProjectOffer",
     "atomic.core.tools.todo": "TodoItem",
     "atomic.core.web_sources": "WebSource web_sources",
+    "atomic.core.oauth.base": "LoginCancelled LoginError LoginPrompts",
+    "atomic.core.contract.logins": "SubscriptionLogin subscription_logins",
 }
 _LAZY = {name: module for module, names in _LAZY_MODULES.items() for name in names.split()}
 
@@ -135,6 +139,9 @@ __all__ = [
     "ForkMessage",
     "ForkResult",
     "ListedRule",
+    "LoginCancelled",
+    "LoginError",
+    "LoginPrompts",
     "LogoutResult",
     "McpServerStatus",
     "Model",
@@ -153,6 +160,7 @@ __all__ = [
     "SessionStats",
     "SessionSummary",
     "SessionTree",
+    "SubscriptionLogin",
     "Settings",
     "SkippedResources",
     "StartupError",
@@ -178,5 +186,6 @@ __all__ = [
     "web_sources",
     "parse_acp_servers",
     "session_folder",
+    "subscription_logins",
     "trust_change_message",
 ]

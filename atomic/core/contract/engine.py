@@ -53,6 +53,7 @@ if TYPE_CHECKING:
         StoredTree,
         ThinkingLevelChange,
     )
+    from atomic.core.oauth.base import LoginPrompts
     from atomic.core.project_offer import ProjectOffer
 
 StreamingBehavior = Literal["steer", "followUp"]
@@ -403,6 +404,7 @@ class Engine:
                 status=convert.auth_status(registry.auth_status(name)),
                 env_var=registry.env_var_for(name),
                 default_model_id=registry.default_model_id(name),
+                auth=registry.auth_kind(name),
             )
             for name in registry.providers()
         ]
@@ -417,11 +419,18 @@ class Engine:
             status=convert.auth_status(registry.auth_status(provider)),
             env_var=registry.env_var_for(provider),
             default_model_id=registry.default_model_id(provider),
+            auth=registry.auth_kind(provider),
         )
 
     def login_provider(self, provider: str, api_key: str) -> None:
         """Store `api_key` for `provider` in auth.json; its models become available."""
         self._s.login_provider(provider, api_key)
+
+    async def login_with_subscription(self, provider: str, prompts: LoginPrompts) -> None:
+        """Run the subscription login of `provider` (GitHub Copilot, ChatGPT), talking to the person
+        through `prompts`, and store its tokens; its models become available. Raises LoginError
+        (LoginCancelled when the person stopped); cancelling the call stops the login."""
+        await self._s.models.login_with_subscription(provider, prompts)
 
     def logout_provider(self, provider: str) -> LogoutResult:
         """Remove the stored key of `provider`.

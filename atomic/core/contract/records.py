@@ -101,6 +101,8 @@ class ProviderAuth:
     status: AuthStatus
     env_var: str | None  # the variable that would also provide its key
     default_model_id: str | None  # the model a login switches to
+    # "api-key", "oauth" (a subscription login: /login runs it), "cloud" or "none" (a local server)
+    auth: str = "api-key"
 
 
 @dataclass(frozen=True)

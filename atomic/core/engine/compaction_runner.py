@@ -65,8 +65,7 @@ class CompactionHost(Protocol):
 
     def emit(self, event: Event) -> None: ...
     def context_usage(self) -> dict[str, Any] | None: ...
-    def api_key_for(self, model: Model) -> str | None: ...
-    def headers_for(self, model: Model) -> dict[str, str]: ...
+    async def request_credentials(self, model: Model, messages: list[Any]) -> tuple[str | None, dict[str, str]]: ...
     async def provider_for(self, model: Model) -> Provider: ...
     def reload_context(self) -> None: ...
 
@@ -98,13 +97,16 @@ class CompactionRunner:
         host = self._host
         model = host.model
         assert model is not None
+        messages: list[Any] = [UserMessage(content=user)]
+        # A subscription login's token is refreshed here too when it is due (engine/login_credentials.py).
+        api_key, headers = await host.request_credentials(model, messages)
         request = pb.StreamRequest(
             model=model,
             system_prompt=system,
-            messages=[UserMessage(content=user)],
+            messages=messages,
             thinking_level="off",
-            api_key=host.api_key_for(model),
-            headers=host.headers_for(model),
+            api_key=api_key,
+            headers=headers,
             session_id=host.store.session_id,
         )
         parts: list[str] = []

@@ -131,6 +131,14 @@ class ModelSelection:
             return {}
         return self.registry.headers_for(model)
 
+    async def request_credentials(self, model: Model, messages: list[Any]) -> tuple[str | None, dict[str, str]]:
+        """The key and headers for one request (a subscription login refreshed first when due)."""
+        if not _needs_api_key(model):
+            return None, {}
+        from atomic.core.engine.login_credentials import request_credentials
+
+        return await request_credentials(self.registry, model, messages)
+
     def has_auth(self, model: Model) -> bool:
         return not _needs_api_key(model) or any(m.key == model.key for m in self.available_models())
 
@@ -358,6 +366,13 @@ class ModelSelection:
 
     def login_provider(self, provider: str, api_key: str) -> None:
         self.auth.set_api_key(provider, api_key)
+        self.registry.reload()
+
+    async def login_with_subscription(self, provider: str, prompts: Any) -> None:
+        """Run a subscription login (atomic/core/oauth) and store its tokens; its models become available."""
+        from atomic.core.oauth import run_login
+
+        await run_login(self.auth, provider, prompts)
         self.registry.reload()
 
     def logout_provider(self, provider: str) -> dict[str, Any]:

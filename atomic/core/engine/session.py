@@ -292,6 +292,9 @@ class AgentSession:
     def headers_for(self, model: Model) -> dict[str, str]:
         return self.models.headers_for(model)
 
+    async def request_credentials(self, model: Model, messages: list[Any]) -> tuple[str | None, dict[str, str]]:
+        return await self.models.request_credentials(model, messages)
+
     def has_auth(self, model: Model) -> bool:
         return self.models.has_auth(model)
 
@@ -443,7 +446,7 @@ class AgentSession:
             for result in await self.hooks.emit("context", payload):
                 if isinstance(result, dict) and isinstance(result.get("messages"), list):
                     messages = result["messages"]
-        api_key = self.api_key_for(model)
+        api_key, headers = await self.request_credentials(model, messages)
         timeout_ms = self.settings.retry.provider.timeout_ms
         tools = self.active_tools()
         system_prompt = self.system_prompt
@@ -461,7 +464,7 @@ class AgentSession:
             tools=[ToolSpec(name=t.name, description=t.description, parameters=t.parameters) for t in tools],
             thinking_level=self.thinking_level,
             api_key=api_key,
-            headers=self.headers_for(model),
+            headers=headers,
             timeout_s=timeout_ms / 1000 if timeout_ms else None,
             session_id=self.store.session_id,
             thinking_budgets=self.settings.thinking_budgets,

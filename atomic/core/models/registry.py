@@ -16,7 +16,7 @@ from typing import Any
 
 from atomic.core.auth import AuthStorage, resolve_value
 from atomic.core.model_types import Model
-from atomic.core.models.catalog import BuiltinProvider, builtin_model_defs, builtin_providers
+from atomic.core.models.catalog import BuiltinProvider, builtin_model_defs, builtin_providers, expand_base_url
 from atomic.core.models.cloud_auth import cloud_credential_label, is_cloud_api
 from atomic.core.models.models_json import ModelsJsonError, ProviderConfig, parse_models_json
 
@@ -52,7 +52,7 @@ class ModelRegistry:
         self.errors: list[str] = []
         self.warnings: list[str] = []
         self._configs: dict[str, ProviderConfig] = {}
-        self._models: list[Model] = []
+        self._built: dict[str, list[Model]] = {}
         self.reload()
 
     def __repr__(self) -> str:
@@ -71,13 +71,31 @@ class ModelRegistry:
         self.errors = []
         self.warnings = []
         self._configs = self._load_models_json()
-        models: list[Model] = []
-        for name, spec in builtin_providers().items():
-            models.extend(self._builtin_provider_models(spec, self._configs.get(name)))
+        # Each provider's models are built when first asked for: start-up needs the configured
+        # providers' only, and the catalog has hundreds of models. A provider with modelOverrides is
+        # built now so that an override matching no model is reported by reload.
+        self._built = {}
         for name, config in self._configs.items():
-            if name not in builtin_providers():
-                models.extend(self._custom_provider_models(config))
-        self._models = models
+            if config.model_overrides:
+                self._provider_models(name)
+
+    def _provider_models(self, name: str) -> list[Model]:
+        built = self._built.get(name)
+        if built is None:
+            spec = builtin_providers().get(name)
+            config = self._configs.get(name)
+            if spec is not None:
+                built = self._builtin_provider_models(spec, config)
+            elif config is not None:
+                built = self._custom_provider_models(config)
+            else:
+                built = []
+            self._built[name] = built
+        return built
+
+    @property
+    def _models(self) -> list[Model]:
+        return [model for name in self.providers() for model in self._provider_models(name)]
 
     def _load_models_json(self) -> dict[str, ProviderConfig]:
         try:
@@ -94,8 +112,8 @@ class ModelRegistry:
             return {}
 
     def _builtin_provider_models(self, spec: BuiltinProvider, config: ProviderConfig | None) -> list[Model]:
-        base_url = (config.base_url if config else None) or self._env_base_url(spec) or spec.base_url
-        defs = builtin_model_defs(spec.name)
+        base_url = self._builtin_base_url(spec, config)
+        defs = self._login_model_defs(spec.name) or builtin_model_defs(spec.name)
         if config:
             by_id = {d["id"]: i for i, d in enumerate(defs)}
             for custom in config.models:
@@ -115,6 +133,46 @@ class ModelRegistry:
             for raw in config.models
         ]
         return self._apply_overrides(config.name, models, config)
+
+    def _builtin_base_url(self, spec: BuiltinProvider, config: ProviderConfig | None) -> str:
+        return (
+            (config.base_url if config else None)
+            or self._env_base_url(spec)
+            or self._login_base_url(spec.name)
+            or expand_base_url(spec.base_url)
+        )
+
+    def provider_base_url(self, provider: str) -> str:
+        """Where the provider's requests go (models.json, environment, login, catalog, in that order)."""
+        spec = builtin_providers().get(provider)
+        config = self._configs.get(provider)
+        if spec is not None:
+            return self._builtin_base_url(spec, config)
+        return (config.base_url if config else None) or ""
+
+    def provider_api(self, provider: str) -> str:
+        spec = builtin_providers().get(provider)
+        config = self._configs.get(provider)
+        return (config.api if config else None) or (spec.api if spec else "")
+
+    def _login_base_url(self, provider: str) -> str | None:
+        # A subscription login knows its API host (Copilot's token names it).
+        entry = self.auth.oauth(provider)
+        value = entry.get("baseUrl") if entry else None
+        return value if isinstance(value, str) and value else None
+
+    def _login_model_defs(self, provider: str) -> list[dict[str, Any]]:
+        """The models a login listed (Copilot's `/models`), over the catalog's figures for the same ids."""
+        entry = self.auth.oauth(provider)
+        listed = entry.get("models") if entry else None
+        if not isinstance(listed, list) or not listed:
+            return []
+        catalog = {d["id"]: d for d in builtin_model_defs(provider)}
+        return [
+            merge_model_def(catalog.get(item["id"], {}), item)
+            for item in listed
+            if isinstance(item, dict) and isinstance(item.get("id"), str)
+        ]
 
     @staticmethod
     def _env_base_url(spec: BuiltinProvider) -> str | None:
@@ -193,23 +251,17 @@ class ModelRegistry:
 
     def available_models(self) -> list[Model]:
         """Models whose provider has a credential (or is a local server the user opted into)."""
-        configured: dict[str, bool] = {}
-        result = []
-        for model in self._models:
-            if model.provider not in configured:
-                configured[model.provider] = self.is_configured(model.provider)
-            if configured[model.provider]:
-                result.append(model)
-        return result
+        return [m for name in self.providers() if self.is_configured(name) for m in self._provider_models(name)]
 
     def find(self, provider: str, model_id: str) -> Model | None:
         name = self.canonical_provider(provider) or provider
-        for model in self._models:
-            if model.provider == name and model.id == model_id:
+        models = self._provider_models(name)
+        for model in models:
+            if model.id == model_id:
                 return model
         lowered = model_id.lower()
-        for model in self._models:
-            if model.provider == name and model.id.lower() == lowered:
+        for model in models:
+            if model.id.lower() == lowered:
                 return model
         return None
 
@@ -226,6 +278,11 @@ class ModelRegistry:
             if known.lower() == lowered:
                 return known
         return None
+
+    def auth_kind(self, provider: str) -> str:
+        """How the provider is reached: "api-key", "oauth", "cloud" or "none" (the catalog says)."""
+        spec = builtin_providers().get(provider)
+        return spec.auth if spec else "api-key"
 
     def env_var_for(self, provider: str) -> str | None:
         spec = builtin_providers().get(provider)
@@ -260,11 +317,11 @@ class ModelRegistry:
         """(source, label) of the first credential that would be used, without resolving it."""
         if self._runtime_key_for(provider):
             return "runtime", None
-        if self.auth.has_api_key(provider):
+        if self.auth.has_credential(provider):
             return "stored", None
         spec = builtin_providers().get(provider)
         if spec:
-            for var in (spec.env_var, *spec.env_vars, *spec.opt_in_env):
+            for var in (spec.env_var, *spec.key_env_vars, *spec.opt_in_env):
                 if var and os.environ.get(var, "").strip():
                     return "environment", var
         config = self._configs.get(provider)
@@ -280,7 +337,11 @@ class ModelRegistry:
         return None
 
     def is_configured(self, provider: str) -> bool:
-        return self._credential_source(provider) is not None
+        # A base URL still naming a variable (Cloudflare's `{CLOUDFLARE_ACCOUNT_ID}`) cannot be reached yet.
+        if self._credential_source(provider) is None:
+            return False
+        spec = builtin_providers().get(provider)
+        return spec is None or "{" not in spec.base_url or "{" not in self.provider_base_url(provider)
 
     def auth_status(self, provider: str) -> dict[str, Any]:
         """`{"configured": bool, "source"?: ..., "label"?: env var name}` as the RPC spec shows it."""
@@ -301,8 +362,11 @@ class ModelRegistry:
         stored = self.auth.api_key(provider)
         if stored:
             return stored
+        login = self.auth.oauth(provider)
+        if login is not None and isinstance(login.get("access"), str):
+            return str(login["access"])
         spec = builtin_providers().get(provider)
-        for var in (spec.env_var, *spec.env_vars) if spec else ():
+        for var in (spec.env_var, *spec.key_env_vars) if spec else ():
             from_env = os.environ.get(var, "").strip() if var else ""
             if from_env:
                 return from_env
@@ -314,6 +378,15 @@ class ModelRegistry:
         if spec and spec.keyless and self.is_configured(provider):
             return LOCAL_PLACEHOLDER_KEY
         return None
+
+    def login_in_use(self, provider: str) -> bool:
+        """True when the provider's requests go with its stored subscription login (nothing before it
+        in the resolution order: no `--api-key`, no stored API key)."""
+        return (
+            not self._runtime_key_for(provider)
+            and not self.auth.has_api_key(provider)
+            and self.auth.has_oauth(provider)
+        )
 
     def headers_for(self, model: Model) -> dict[str, str]:
         """Extra request headers with env/`!command` values resolved (unresolvable ones dropped)."""

@@ -39,6 +39,9 @@ def endpoint(request: StreamRequest) -> tuple[str, dict[str, str]]:
         "accept": "application/json",
     }
     key = request.api_key or ""
+    if any(name.lower() == "authorization" for name in request.headers):
+        # The bearer comes with the headers (a subscription login such as Copilot's): no x-api-key beside it.
+        key = ""
     if key.startswith("sk-ant-oat"):
         # Claude subscription (OAuth) tokens authenticate as a bearer token, not x-api-key.
         headers["authorization"] = f"Bearer {key}"

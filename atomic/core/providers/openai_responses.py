@@ -91,6 +91,7 @@ def _reasoning_item(block: ThinkingContent) -> dict[str, Any] | None:
 
 
 def _assistant_items(message: AssistantMessage, request: StreamRequest) -> list[dict[str, Any]]:
+    # The api of the model asked (openai-responses, or the Codex endpoint that speaks the same items).
     same_model = from_same_model(message, request.model.api, request.model.id, request.model.provider)
     reasoning = (
         [_reasoning_item(b) for b in message.content if isinstance(b, ThinkingContent)] if same_model else []

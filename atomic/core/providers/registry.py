@@ -83,6 +83,10 @@ def _azure_completions() -> Provider:
     from atomic.core.providers.azure_openai import azure_completions_provider
 
     return azure_completions_provider()
+def _openai_codex_responses() -> Provider:
+    from atomic.core.providers.openai_codex_responses import OpenAICodexResponsesProvider
+
+    return OpenAICodexResponsesProvider()
 
 
 def _scripted() -> Provider:
@@ -146,6 +150,9 @@ APIS: dict[str, ApiSpec] = {
         _azure_responses, _warm_http("atomic.core.providers.azure_openai"), thinking_params.responses_params),
     "azure-openai-completions": ApiSpec(
         _azure_completions, _warm_http("atomic.core.providers.azure_openai"), thinking_params.completions_params),
+    "openai-codex-responses": ApiSpec(
+        _openai_codex_responses, _warm_http("atomic.core.providers.openai_codex_responses"),
+        thinking_params.responses_params),
     # Tests, snapshots and demos: a session gives it its own script (SessionOptions.scripted or a script file).
     "scripted": ApiSpec(_scripted, None, None, needs_api_key=False),
 }

@@ -24,17 +24,19 @@ if TYPE_CHECKING:
     from atomic.core.contract import AuthStatus, Engine, Model, ProviderAuth
 
 LOCAL_SERVER_HINT = (
-    "Local OpenAI-compatible server (llama.cpp, vLLM, LM Studio, Ollama)? Add it as a provider in "
-    '{agent_dir}/models.json with "baseUrl", "api": "openai-completions", "apiKey" and "models".'
+    "A GitHub Copilot or ChatGPT Plus/Pro subscription? Pick github-copilot or openai-codex. A local server? "
+    'List the models it serves under "ollama", "lmstudio", "llama-cpp" or "vllm" in {agent_dir}/models.json.'
 )
 
 
 @dataclass(frozen=True)
 class LoginChoice:
-    """What /login or /logout decided: store `api_key` for `provider`, or (None) remove its stored key."""
+    """What /login or /logout decided: store `api_key` for `provider`, run its subscription login
+    (`subscription`), or (neither) remove its stored key or login."""
 
     provider: str
     api_key: str | None = None
+    subscription: bool = False
 
 
 def select_provider_model(session: Engine, provider: str) -> Model | None:
@@ -54,7 +56,8 @@ def select_provider_model(session: Engine, provider: str) -> Model | None:
 
 def logout_text(session: Engine, provider: str) -> str:
     """What a logout changes for the next message."""
-    done = f"Logged out of {provider}: its stored key is removed."
+    what = "login" if session.provider_auth(provider).auth == "oauth" else "stored key"
+    done = f"Logged out of {provider}: its {what} is removed."
     current = session.model
     if current is None or current.provider != provider:
         return done
@@ -129,6 +132,9 @@ class LoginScreen(PickerScreen[LoginChoice]):
         options = []
         for auth in providers:
             text, style = describe_status(auth.status)
+            if auth.auth == "oauth":
+                text, style = ("✓ logged in (auth.json)", "$text-success") if auth.status.configured else (
+                    "subscription login", "$foreground-muted")
             parts: list[str | tuple[str, str]] = [(auth.provider.ljust(width), "bold"), (text, style)]
             if auth.env_var and self.mode == "login" and not auth.status.configured:
                 parts.append((f"  (or set ${auth.env_var})", "$foreground-muted"))
@@ -143,6 +149,9 @@ class LoginScreen(PickerScreen[LoginChoice]):
     async def choose(self, option_id: str) -> None:
         if self.mode == "logout":
             self.dismiss(LoginChoice(option_id))
+            return
+        if self.session.provider_auth(option_id).auth == "oauth":
+            self.dismiss(LoginChoice(option_id, subscription=True))
             return
         self._ask_for_key(option_id)
 

@@ -18,6 +18,16 @@ if TYPE_CHECKING:
     from atomic.core.contract import Engine
 
 _ID_WIDTH_LIMIT = 42
+_GROUP_PREFIX = "provider-group:"
+
+
+def _grouped_by_provider(models: list[Model]) -> list[tuple[str, list[Model]]]:
+    """The models in groups by provider, groups in the order of their first (best-ranked) model and
+    each group in the order given (the current model first, then by search rank)."""
+    groups: dict[str, list[Model]] = {}
+    for model in models:
+        groups.setdefault(model.provider, []).append(model)
+    return list(groups.items())
 
 
 @dataclass(frozen=True)
@@ -83,7 +93,17 @@ class ModelPickerScreen(PickerScreen[ModelChoice]):
         matches: list[Model] = fuzzy_filter(query, items)
         provider_width = max((len(m.provider) for m in matches), default=0) + 2
         id_width = min(max((len(m.id) for m in matches), default=0), _ID_WIDTH_LIMIT)
-        return [self._row(m, provider_width, id_width) for m in matches]
+        groups = _grouped_by_provider(matches)
+        if len(groups) == 1:
+            return [self._row(m, provider_width, id_width) for m in matches]
+        options: list[Option] = []
+        for provider, models in groups:
+            # A heading per provider; disabled, so the cursor and Enter pass over it.
+            count = f"{len(models)} model" + ("s" if len(models) != 1 else "")
+            options.append(Option(Content.assemble((provider, "bold"), (f"  {count}", "$foreground-muted")),
+                                  id=f"{_GROUP_PREFIX}{provider}", disabled=True))
+            options.extend(self._row(m, provider_width, id_width) for m in models)
+        return options
 
     def _row(self, model: Model, provider_width: int, id_width: int) -> Option:
         current = model.key == self._current_key()
