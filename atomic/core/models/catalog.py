@@ -162,6 +162,12 @@ def _env_vars(spec: dict[str, Any]) -> tuple[str, ...]:
 _BASE_URL_VARIABLE = re.compile(r"\{([A-Z][A-Z0-9_]*)\}")
 
 
+def names_unset_variable(url: str) -> bool:
+    """Whether a `{VARIABLE}` part of the base URL is still unfilled (lower-case parts such as
+    Bedrock's `{region}` are filled by the provider itself)."""
+    return _BASE_URL_VARIABLE.search(url) is not None
+
+
 def expand_base_url(url: str) -> str:
     """The base URL with `{VARIABLE}` parts taken from the environment (left as they are when unset,
     so the request fails naming what is missing)."""

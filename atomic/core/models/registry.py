@@ -16,7 +16,13 @@ from typing import Any
 
 from atomic.core.auth import AuthStorage, resolve_value
 from atomic.core.model_types import Model
-from atomic.core.models.catalog import BuiltinProvider, builtin_model_defs, builtin_providers, expand_base_url
+from atomic.core.models.catalog import (
+    BuiltinProvider,
+    builtin_model_defs,
+    builtin_providers,
+    expand_base_url,
+    names_unset_variable,
+)
 from atomic.core.models.cloud_auth import cloud_credential_label, is_cloud_api
 from atomic.core.models.models_json import ModelsJsonError, ProviderConfig, parse_models_json
 
@@ -341,7 +347,7 @@ class ModelRegistry:
         if self._credential_source(provider) is None:
             return False
         spec = builtin_providers().get(provider)
-        return spec is None or "{" not in spec.base_url or "{" not in self.provider_base_url(provider)
+        return spec is None or not names_unset_variable(self.provider_base_url(provider))
 
     def auth_status(self, provider: str) -> dict[str, Any]:
         """`{"configured": bool, "source"?: ..., "label"?: env var name}` as the RPC spec shows it."""
