@@ -40,6 +40,7 @@ APP_KEYS: tuple[KeySpec, ...] = (
     KeySpec("app.message.copy", ("ctrl+y",), "copy_last", "Copy the last reply (OSC 52)"),
     KeySpec("app.code.copy", ("alt+y",), "copy_code", "Copy the last code block of the last reply"),
     KeySpec("app.commandPalette", ("f1",), "command_palette", "Command palette"),
+    KeySpec("app.editor.external", ("ctrl+g",), "external_editor", "Edit the draft in $VISUAL / $EDITOR"),
     # The transcript scrolls and is searched without the editor losing focus.
     KeySpec("app.transcript.pageUp", ("pageup",), "transcript_page_up", "Scroll the transcript up a page"),
     KeySpec("app.transcript.pageDown", ("pagedown",), "transcript_page_down", "Scroll the transcript down a page"),
