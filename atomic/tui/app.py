@@ -509,7 +509,7 @@ class AtomicApp(AppHost):
         self.editor.focus()
 
     def action_cycle_permissions(self) -> None:
-        """F2: the next permission mode (ask → accept-edits → yolo), saved like /permissions."""
+        """F2: the next permission mode (ask → accept-edits → yolo → plan), saved like /permissions."""
         if self.session is None:
             return
         before = self.session.permission_mode

@@ -394,7 +394,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("trust", "View or change whether this project folder is trusted", SlashCommands._trust, "TrustScreen"),
     SlashCommand(
         "permissions",
-        "Approvals: /permissions [ask|accept-edits|yolo], or allow|ask|deny|remove RULE (f2 cycles)",
+        "Approvals: /permissions [ask|accept-edits|yolo|plan], or allow|ask|deny|remove RULE (f2 cycles)",
         SlashCommands._permissions
     ),
     SlashCommand("quit", "Quit Atomic", SlashCommands._quit),
