@@ -142,6 +142,24 @@ class ShellEnvSettings(_Section):
     pass_secrets: bool = Field(default=False, alias="passSecrets")
 
 
+SandboxMode = Literal["workspace-write", "read-only", "off"]
+
+
+class SandboxSettings(_Section):
+    mode: SandboxMode = Field(
+        default="workspace-write",
+        description="Where the model's commands may write: the project, temp and writableRoots; only temp; or anywhere",
+        json_schema_extra=_shown("Sandbox", "choice"),
+    )
+    network: bool = Field(
+        default=True,
+        description="Whether the model's sandboxed commands may use the network (off: only their own loopback)",
+        json_schema_extra=_shown("Sandbox network", "bool"),
+    )
+    writable_roots: list[str] = Field(default_factory=lambda: ["~/.cache"], alias="writableRoots")
+    escalation: Literal["ask", "never"] = Field(default="ask")
+
+
 class Settings(_Section):
     default_provider: str | None = Field(default=None, alias="defaultProvider")
     default_model: str | None = Field(default=None, alias="defaultModel")
@@ -233,6 +251,7 @@ class Settings(_Section):
         json_schema_extra=_shown("Web search", "bool"),
     )
     mcp: McpSettings = Field(default_factory=McpSettings)
+    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
     acp: AcpSettings = Field(default_factory=AcpSettings)
     subagents: SubagentSettings = Field(default_factory=SubagentSettings)
     permission_mode: Literal["ask", "accept-edits", "yolo", "plan"] | None = Field(default=None, alias="permissionMode")

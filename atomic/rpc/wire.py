@@ -65,6 +65,9 @@ def state_json(state: SessionState, trust: TrustStatus | None) -> dict[str, Any]
             "headerRebuilt": recovery.header_rebuilt,
             "relinkedEntries": recovery.relinked_entries,
         }
+    if state.sandbox is not None:
+        sandbox = state.sandbox
+        data["sandbox"] = {"mode": sandbox.mode, "network": sandbox.network, "available": sandbox.available}
     return data
 
 

@@ -372,7 +372,7 @@ class SlashCommand:
 COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("model", "Select a model (ctrl+l)", SlashCommands._model, "ModelPickerScreen"),
     SlashCommand(
-        "thinking", "Select the thinking level (shift+tab cycles)", SlashCommands._thinking, "ThinkingPickerScreen"
+        "thinking", "Select the thinking level (f3 cycles)", SlashCommands._thinking, "ThinkingPickerScreen"
     ),
     SlashCommand("settings", "Open settings", SlashCommands._settings, "SettingsScreen"),
     SlashCommand("hotkeys", "Show keyboard shortcuts", SlashCommands._hotkeys, "HotkeysScreen"),

@@ -12,6 +12,7 @@ from atomic.core.messages import ToolResultMessage
 from atomic.core.model_types import Model
 from atomic.core.permissions import PermissionPolicy
 from atomic.core.providers.base import Provider, StreamRequest
+from atomic.core.sandbox.control import SandboxControl
 from atomic.core.settings import Settings
 from atomic.core.tools.base import Tool, ToolContext, ToolOutput
 
@@ -35,6 +36,8 @@ class LoopHost(Protocol):
     def auto_compaction_enabled(self) -> bool: ...
     @property
     def permissions(self) -> PermissionPolicy: ...
+    @property
+    def sandbox(self) -> SandboxControl: ...
 
     pending_tool_results: list[ToolResultMessage] | None
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from atomic.core.events import ToolExecutionEnd, ToolExecutionStart, ToolExecutionUpdate
 from atomic.core.messages import TextContent, ToolCall, ToolResultMessage
+from atomic.core.sandbox.escalation import review_escalation, wants_escalation
 from atomic.core.tools.base import ToolContext, ToolError, ToolOutput
 
 if TYPE_CHECKING:
@@ -32,7 +33,11 @@ async def _prepare(host: LoopHost, call: ToolCall) -> tuple[dict[str, Any], str 
     # Asked after extensions had their say, so the person approves the arguments that will run.
     tool = host.find_tool(call.name)
     read_only = tool.read_only if tool is not None else True
-    refused = await host.permissions.check(call.id, call.name, payload["input"], read_only)
+    if wants_escalation(call.name, payload["input"]) and host.sandbox.policy().active:
+        escalation = host.sandbox.policy().escalation
+        refused = await review_escalation(host.permissions, escalation, call.id, payload["input"])
+    else:
+        refused = await host.permissions.check(call.id, call.name, payload["input"], read_only)
     return payload["input"], refused
 
 

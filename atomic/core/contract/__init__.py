@@ -54,6 +54,7 @@ from atomic.core.permissions import (
     RuleList,
     needs_approval,
 )
+from atomic.core.sandbox.control import SandboxStatus
 from atomic.core.settings import Settings
 from atomic.core.tools.base import EditorFiles, EditorTerminal, FileChange, TerminalRun, ToolError
 from atomic.core.tools.change_preview import ChangePreview, preview_change
@@ -163,6 +164,7 @@ __all__ = [
     "QueueSnapshot",
     "RuleList",
     "SessionOptions",
+    "SandboxStatus",
     "SessionRecovery",
     "SessionState",
     "SessionStats",

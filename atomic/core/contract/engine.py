@@ -29,6 +29,8 @@ from atomic.core.messages import BashExecutionMessage, ImageContent
 from atomic.core.model_types import Model
 from atomic.core.permissions import Approver, ListedRule, PermissionMode, RuleList
 from atomic.core.permissions.rule_files import RuleScope
+from atomic.core.sandbox.control import SandboxStatus
+from atomic.core.sandbox.policy import parse_sandbox_mode
 from atomic.core.session.recovery import Recovery
 from atomic.core.settings import Settings
 from atomic.core.tools.base import EditorFiles, EditorTerminal
@@ -260,6 +262,7 @@ class Engine:
             model_fallback=ModelFallback(reason=block[0], message=block[1]) if block is not None else None,
             todos=s.todos.current(s.context_items),
             session_recovery=_recovery_record(s.store.recovery),
+            sandbox=s.sandbox.status(),
         )
 
     def session_stats(self) -> SessionStats:
@@ -853,6 +856,20 @@ class Engine:
             return []
         project = {str(path.resolve()) for path in project_extension_paths(self._s.cwd)}
         return [Path(e.path).name for e in self._s.extensions.extensions if e.path in project]
+
+    # ------------------------------------------------------------------ sandbox
+
+    def sandbox_status(self) -> SandboxStatus:
+        """The sandbox of the model's commands: mode, network, and whether the OS provides it."""
+        return self._s.sandbox.status()
+
+    def set_sandbox_mode(self, mode: str) -> None:
+        """Use this sandbox mode for the rest of the run (over `--sandbox`); ValueError if unknown."""
+        self._s.sandbox.set_mode(parse_sandbox_mode(mode))
+
+    def sandbox_notice(self) -> str | None:
+        """Once per session, when the sandbox is on but the OS cannot provide it: the line to show."""
+        return self._s.sandbox.unavailable_notice()
 
     def untrusted_notice(self) -> str | None:
         """The one line a non-interactive frontend prints when the folder was left undecided and

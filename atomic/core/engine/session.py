@@ -45,6 +45,7 @@ from atomic.core.model_types import Model
 from atomic.core.permissions import ApprovalRequest, Decision, PermissionPolicy, parse_mode
 from atomic.core.permissions.rule_files import rule_saver, settings_rules
 from atomic.core.providers.base import StreamRequest, ToolSpec
+from atomic.core.sandbox.control import SandboxControl
 from atomic.core.session.context import ContextItem, SessionContext, build_context
 from atomic.core.session.queue_file import QueueJournal, now_ms, restore_queues
 from atomic.core.session.store import SessionStore
@@ -138,6 +139,8 @@ class AgentSession:
             rule_source=lambda: settings_rules(self.settings_manager),
             save_rule=rule_saver(settings),
         )
+        # The model's commands run in it (atomic/core/sandbox); the factory applies `--sandbox`.
+        self.sandbox = SandboxControl(lambda: self.settings_manager.settings.sandbox, cwd)
         # Plan mode: `exit_plan` is offered while planning; approving switches back to this mode.
         self.exit_plan_tool = ExitPlanTool()
         self.mode_before_plan = "ask"
@@ -518,6 +521,7 @@ class AgentSession:
             subagents=self.subagents,
             plan_review=self.plan_review,
             path_guard=self.permissions.read_guard(),
+            sandbox=self.sandbox.for_tools(),
         )
 
     def fill_cost(self, usage: Usage) -> None:

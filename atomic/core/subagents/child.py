@@ -19,6 +19,7 @@ from atomic.core.messages import ToolResultMessage
 from atomic.core.model_types import Model
 from atomic.core.permissions import PermissionPolicy
 from atomic.core.providers.base import Provider, StreamRequest, ToolSpec
+from atomic.core.sandbox.control import SandboxControl
 from atomic.core.session.store import SessionStore
 from atomic.core.settings import Settings
 from atomic.core.tools.base import Tool, ToolContext, ToolOutput
@@ -34,6 +35,8 @@ class ChildSetup:
     tools: dict[str, Tool]
     settings: Callable[[], Settings]
     permissions: PermissionPolicy
+    # The parent's sandbox: a child's commands run in the same one (its tool context carries it too).
+    sandbox: SandboxControl
     api_key: str | None
     headers: dict[str, str]
     provider_for: Callable[[Model], Awaitable[Provider]]
@@ -75,6 +78,10 @@ class ChildHost:
     @property
     def permissions(self) -> PermissionPolicy:
         return self.setup.permissions
+
+    @property
+    def sandbox(self) -> SandboxControl:
+        return self.setup.sandbox
 
     def emit(self, event: Event) -> None:
         self._emit(event)
