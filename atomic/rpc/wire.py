@@ -15,6 +15,8 @@ from atomic.rpc.wire_json import JsonPieces, dumps, joined_in_chunks
 if TYPE_CHECKING:
     from atomic.core.contract import (
         AuthStatus,
+        CheckpointDiff,
+        CheckpointInfo,
         CommandInfo,
         ContextUsage,
         ForkMessage,
@@ -22,6 +24,7 @@ if TYPE_CHECKING:
         McpServerStatus,
         ModelCycle,
         QueueSnapshot,
+        RestoreResult,
         SessionState,
         SessionStats,
         StoredMessage,
@@ -270,3 +273,34 @@ def messages_json(messages: list[StoredMessage]) -> JsonPieces:
     Left in chunks: the server writes a 50,000-message answer a chunk at a time.
     """
     return JsonPieces(['{"messages":[', *joined_in_chunks(messages), "]}"])
+
+
+def checkpoints_json(checkpoints: list[CheckpointInfo]) -> dict[str, Any]:
+    """`get_checkpoints` data (Atomic's extension, docs/rpc.md)."""
+    return {
+        "checkpoints": [
+            {
+                "checkpointId": c.checkpoint_id,
+                "entryId": c.entry_id,
+                "kind": c.kind,
+                "timestamp": c.timestamp,
+                "text": c.text,
+                "files": c.files,
+            }
+            for c in checkpoints
+        ]
+    }
+
+
+def checkpoint_diff_json(diff: CheckpointDiff) -> dict[str, Any]:
+    return {"files": [{"path": f.path, "status": f.status} for f in diff.files], "diff": diff.diff}
+
+
+def restore_json(result: RestoreResult) -> dict[str, Any]:
+    """`restore_checkpoint` data, and `restoredFiles` of navigate_tree and fork."""
+    return {
+        "restored": list(result.restored),
+        "deleted": list(result.deleted),
+        "skipped": [{"path": s.path, "reason": s.reason} for s in result.skipped],
+        "undoCheckpointId": result.undo_checkpoint_id,
+    }

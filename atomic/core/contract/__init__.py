@@ -4,7 +4,8 @@
 - `open_engine(options)`: opens one (the factory behind it stays private to the engine).
 - sessions.py: what a frontend asks before an engine is open (stored sessions, usable models).
 - records.py: frozen snake_case dataclasses for everything a frontend reads. Only atomic/rpc turns
-  them into the protocol's camelCase JSON.
+  them into the protocol's camelCase JSON. The checkpoint records (and `CheckpointError`) are
+  defined beside their component, atomic/core/checkpoints/records.py, and handed out here.
 - The typed events (atomic.core.events, atomic.core.extensions.events) and messages
   (atomic.core.messages) are part of the contract: a frontend may import those modules directly.
   Their `to_wire()` is the protocol form, which RPC streams as is.
@@ -61,6 +62,15 @@ from atomic.core.tools.change_preview import ChangePreview, preview_change
 from atomic.core.trust import HOW_TO_TRUST, ProjectTrust, trust_change_message
 
 if TYPE_CHECKING:
+    from atomic.core.checkpoints.records import (
+        ChangedFile,
+        CheckpointDiff,
+        CheckpointError,
+        CheckpointInfo,
+        RestoreResult,
+        RewindPoint,
+        SkippedFile,
+    )
     from atomic.core.contract.logins import SubscriptionLogin, subscription_logins
     from atomic.core.contract.records import (
         AuthStatus,
@@ -98,6 +108,9 @@ if TYPE_CHECKING:
 # Loaded on first use (PEP 562), not at start-up: the RPC server's first answer needs none of them,
 # and defining the records alone took about 5% of the time from start to that answer.
 _LAZY_MODULES = {
+    "atomic.core.checkpoints.records": (
+        "ChangedFile CheckpointDiff CheckpointError CheckpointInfo RestoreResult RewindPoint SkippedFile"
+    ),
     "atomic.core.contract.records": (
         "AuthStatus CommandInfo CompactionOutcome ContextUsage ForkMessage ForkResult LogoutResult McpServerStatus "
         "ModelCycle ProviderAuth QueueSnapshot SessionStats SessionSummary SessionTree StoredMessage StoredTree "
@@ -133,6 +146,10 @@ __all__ = [
     "Approver",
     "AuthStatus",
     "BashChunk",
+    "ChangedFile",
+    "CheckpointDiff",
+    "CheckpointError",
+    "CheckpointInfo",
     "ChangePreview",
     "CommandInfo",
     "CompactionFailed",
@@ -162,6 +179,8 @@ __all__ = [
     "PromptRejected",
     "ProviderAuth",
     "QueueSnapshot",
+    "RestoreResult",
+    "RewindPoint",
     "RuleList",
     "SessionOptions",
     "SandboxStatus",
@@ -172,6 +191,7 @@ __all__ = [
     "SessionTree",
     "SubscriptionLogin",
     "Settings",
+    "SkippedFile",
     "SkippedResources",
     "StartupError",
     "StoredMessage",

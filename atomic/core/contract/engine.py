@@ -37,6 +37,7 @@ from atomic.core.tools.base import EditorFiles, EditorTerminal
 from atomic.core.trust import ProjectTrust
 
 if TYPE_CHECKING:
+    from atomic.core.checkpoints.records import CheckpointDiff, CheckpointInfo, RestoreResult, RewindPoint
     from atomic.core.contract.records import (
         CommandInfo,
         CompactionOutcome,
@@ -548,6 +549,57 @@ class Engine:
             ValueError: no such entry.
         """
         return await self._s.navigate_to(entry_id)
+
+    # ------------------------------------------------------------------ checkpoints
+
+    async def checkpoints(self) -> list[CheckpointInfo]:
+        """Every checkpoint of the session file, on all branches, oldest first.
+
+        Raises:
+            CheckpointError: checkpoints are disabled.
+        """
+        return await self._s.checkpoints.listed()
+
+    async def rewind_points(self) -> list[RewindPoint]:
+        """The user messages of the current branch, each with the checkpoint that restores code to
+        before it and how many files its run changed."""
+        return await self._s.checkpoints.rewind_points()
+
+    async def diff_checkpoint(self, checkpoint_id: str) -> CheckpointDiff:
+        """What changed from the checkpoint to the current files. Raises CheckpointError."""
+        return await self._s.checkpoints.diff(checkpoint_id)
+
+    async def restore_checkpoint(self, checkpoint_id: str) -> RestoreResult:
+        """Put the files back as the checkpoint holds them (after a checkpoint that undoes it).
+
+        Raises:
+            CheckpointError: disabled, unknown id, or the agent, a compaction or bash is running.
+        """
+        return await self._s.checkpoints.restore(checkpoint_id)
+
+    async def restore_files_before(self, entry_id: str) -> RestoreResult:
+        """Restore the files to before the user message `entry_id` ran; the conversation stays."""
+        checkpoints = self._s.checkpoints
+        return await checkpoints.restore(checkpoints.checkpoint_for_prompt(entry_id))
+
+    async def navigate_with_files(self, entry_id: str) -> tuple[str | None, RestoreResult]:
+        """Restore the files to before the user message `entry_id`, then move there (`navigate_to`).
+        Nothing moves when the restore is refused (CheckpointError)."""
+        restored = await self.restore_files_before(entry_id)
+        return await self._s.navigate_to(entry_id), restored
+
+    async def fork_with_files(self, entry_id: str) -> tuple[ForkResult, RestoreResult]:
+        """Restore the files to before the user message `entry_id`, then `fork` there; the undo
+        checkpoint is recorded in the session the user ends up in."""
+        from atomic.core.contract.records import ForkResult
+
+        checkpoints = self._s.checkpoints
+        restored = await checkpoints.restore(checkpoints.checkpoint_for_prompt(entry_id), record_undo=False)
+        try:
+            text, cancelled = await self._s.fork(entry_id)
+        finally:
+            checkpoints.record_undo(restored)
+        return ForkResult(text=text, cancelled=cancelled), restored
 
     def set_label(self, entry_id: str, label: str | None) -> None:
         """Label an entry (None or "" removes the label). Raises ValueError for an unknown entry."""

@@ -45,7 +45,11 @@ class SandboxControl:
     def support(self) -> Support:
         return self._support()
 
-    def for_tools(self) -> CommandSandbox:
+    def for_tools(self, planning: bool = False) -> CommandSandbox:
+        """The sandbox of the model's commands; while planning (plan mode) it is read-only whatever
+        the settings say, so a command the read-only list let through still cannot write."""
+        if planning:
+            return CommandSandbox(policy_from_settings(self._settings(), self._cwd, mode="read-only"), self._support)
         return CommandSandbox(self.policy(), self._support)
 
     def status(self) -> SandboxStatus:

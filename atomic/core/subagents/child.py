@@ -118,6 +118,11 @@ class ChildHost:
     def tool_context(self, on_update: Callable[[ToolOutput], None]) -> ToolContext:
         return self.setup.tool_context(on_update)
 
+    async def before_tool(self, tool: Tool) -> None:
+        # Nothing to wait for: the parent's `task` call (a tool that may write) waited for the
+        # parent prompt's checkpoint before this child started, so that covers the child's changes.
+        return None
+
     def queue_changed(self) -> None:
         pass
 
