@@ -45,7 +45,15 @@ class CompletionFlow:
             ranked = rank(items, "/" + context.query) if context.query else items[:MAX_ITEMS]
             app.completion.open_with(ranked, context)
         else:
-            app.completion.open_with(self.files.complete(context.query), context)
+            app.completion.open_with(self._mentions(context.query) + self.files.complete(context.query), context)
+
+    def _mentions(self, query: str) -> list[CompletionItem]:
+        """MCP resources (`@docs:file:///guide.md`) before the files, once something is typed after `@`."""
+        app = self.app
+        if app.session is None or not query:
+            return []
+        items = [CompletionItem(mention, mention, about) for mention, about in app.session.mcp_resource_mentions()]
+        return rank(items, "@" + query)[:MAX_ITEMS]
 
     def popup_key(self, key: str) -> bool:
         """A key the editor offers the popup first; True when the popup used it."""

@@ -774,6 +774,12 @@ class Engine:
 
     # ------------------------------------------------------------------ MCP
 
+    def mcp_resource_mentions(self) -> list[tuple[str, str]]:
+        """`@server:uri` mentions of the resources the MCP servers list, with a short description
+        each (the TUI completes them; a prompt naming one gets the resource's content attached)."""
+        manager = self._s.mcp
+        return manager.resource_mentions() if manager is not None else []
+
     def mcp_servers(self) -> list[McpServerStatus]:
         """The configured MCP servers and their state (empty when none is configured)."""
         from atomic.core.contract import convert

@@ -236,6 +236,15 @@ class McpManager:
     def has_resources(self) -> bool:
         return any(c.resources for c in self.connections.values())
 
+    def resource_mentions(self) -> list[tuple[str, str]]:
+        """(`@server:uri`, what it is) for every resource a connected server listed, for completion."""
+        found: list[tuple[str, str]] = []
+        for conn in self.connections.values():
+            for resource in conn.resources:
+                label = resource.name if resource.name and resource.name != resource.uri else ""
+                found.append((f"@{conn.name}:{resource.uri}", " · ".join(p for p in (label, resource.description) if p)))
+        return found
+
     def request_tools(self, context_window: int | None) -> list[Tool]:
         """The MCP tools to send with a request: all of them, or the search tool plus the loaded ones;
         and `read_mcp_resource` while some server has resources."""
