@@ -271,7 +271,7 @@ def test_no_getattr_or_hasattr_on_our_own_objects() -> None:
 
 
 def test_rpc_mode_startup_loads_neither_textual_nor_provider_sdks() -> None:
-    """Starting the RPC mode loads neither Textual nor a provider SDK (they load lazily, off the event loop)."""
+    """Starting the RPC mode loads neither Textual nor a vendor library (providers load lazily, off the event loop)."""
     code = (
         "import sys, asyncio\n"
         "from atomic.cli import build_parser, options_from_args\n"

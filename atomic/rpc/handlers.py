@@ -269,7 +269,7 @@ async def extension_ui_response(e: Engine, c: p.ExtensionUiResponse, _x: Handler
     raise ValueError(ui_response_error(e, c))
 
 
-# Beyond the protocol document, as the TypeScript Atomic offers them.
+# Beyond the protocol document, for editor integrations (docs/rpc.md).
 
 
 @handles(p.ImportSession)

@@ -179,7 +179,7 @@ class AtomicApp(AppHost):
         self.load_prompt_history()
         self.after_state_change()
         self.session_ready = True
-        # Load the provider SDK in a background thread once the session is on screen (a first prompt
+        # Load the provider's modules and HTTP stack in a background thread once the session is on screen (a first prompt
         # sent sooner waits for it off the event loop, so typing never freezes).
         self.call_after_refresh(self.session.warm_up_provider)
         from atomic.tui.trust_flow import ask_on_first_run

@@ -4,6 +4,7 @@ does not pay for defining them (docs/performance.md, "Start-up")."""
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import subprocess
@@ -22,6 +23,18 @@ def test_every_exported_name_resolves_to_its_definition() -> None:
         assert value is not None, name
         if isinstance(value, type) and value.__module__.startswith("atomic."):
             assert vars(sys.modules[value.__module__])[value.__name__] is value, name
+
+
+def test_the_type_checking_imports_are_the_lazy_table() -> None:
+    """What mypy sees under TYPE_CHECKING is exactly `_LAZY` (each name from the module it loads from)."""
+    tree = ast.parse(Path(contract.__file__).read_text(encoding="utf-8"))
+    [guarded] = [n for n in tree.body if isinstance(n, ast.If) and ast.unparse(n.test) == "TYPE_CHECKING"]
+    seen = {
+        alias.name: node.module
+        for node in guarded.body if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
+    assert seen == contract._LAZY
 
 
 def test_a_lazy_name_is_the_same_object_as_in_its_module() -> None:

@@ -78,13 +78,13 @@ def test_prompts_are_refused_without_a_usable_model(agent_dir: Path, tmp_path: P
         sel.ensure_can_prompt()
     warning = sel.block_on_saved_default("nosuchprovider", "x")
     assert warning is not None and "provider nosuchprovider is not known" in warning
-    assert sel.model_block_state()["modelFallbackReason"] == "configured-provider-unsupported"
+    assert sel.model_block is not None and sel.model_block[0] == "configured-provider-unsupported"
     sel.start_with(sel.use_scripted(ScriptedProvider([])))
     with pytest.raises(PromptRejected, match="unavailable or unsupported"):
         sel.ensure_can_prompt()
     sel.set_model("scripted", "scripted-model")  # choosing a model lifts the block
     sel.ensure_can_prompt()
-    assert sel.model_block_state() == {}
+    assert sel.model_block is None
     with pytest.raises(ValueError, match="Model not found"):
         sel.set_model("scripted", "missing")
 

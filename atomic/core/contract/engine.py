@@ -310,12 +310,6 @@ class Engine:
             return []
         return list(self._s.extensions.complete_command(name, prefix))
 
-    def loaded_extensions(self) -> list[str]:
-        """Paths of the extensions loaded in this process."""
-        if self._s.extensions is None:
-            return []
-        return [str(ext.path) for ext in self._s.extensions.extensions]
-
     # ------------------------------------------------------------------ models and thinking
 
     @property
@@ -381,7 +375,7 @@ class Engine:
         return self._s.cycle_thinking_level()
 
     def warm_up_provider(self) -> None:
-        """Start loading the current model's provider SDK in a background thread."""
+        """Start loading the current model's provider modules and HTTP stack in a background thread."""
         self._s.warm_up_provider()
 
     def no_model_guide(self) -> str:

@@ -27,7 +27,7 @@ SCRIPTED_PROVIDER = "scripted"
 # Settings key holding per-model thinking levels: {"provider/model-id": "high"}.
 MODEL_LEVELS_KEY = "modelThinkingLevels"
 
-# The TypeScript Atomic's wording, followed by what exactly is wrong.
+# The fixed first part lets clients match the message; what exactly is wrong follows it.
 SAVED_DEFAULT_BLOCKED = "Configured default model is unavailable or unsupported"
 
 ScopedModels = list[tuple[Model, str | None]]
@@ -176,13 +176,6 @@ class ModelSelection:
         )
         self.model_block = (reason, message)
         return message
-
-    def model_block_state(self) -> dict[str, str]:
-        """The get_state fields of a blocked saved default (none when nothing is blocked)."""
-        if self.model_block is None:
-            return {}
-        reason, message = self.model_block
-        return {"modelFallbackMessage": message, "modelFallbackReason": reason}
 
     def ensure_can_prompt(self) -> None:
         """Raise PromptRejected when no usable model is selected."""

@@ -357,12 +357,6 @@ class AgentSession:
     def get_fork_messages(self) -> list[dict[str, str]]:
         return self.files.get_fork_messages()
 
-    def get_entries(self, since: str | None = None) -> dict[str, Any]:
-        return self.files.get_entries(since)
-
-    def get_tree(self) -> dict[str, Any]:
-        return self.files.get_tree()
-
     async def navigate_to(self, entry_id: str | None) -> str | None:
         """Move the leaf (the /tree command); returns a user message's text for the editor."""
         return await self.files.navigate_to(entry_id)
@@ -424,13 +418,13 @@ class AgentSession:
             return self.models.scripted_provider_for(model)
         from atomic.core.providers.registry import ensure_provider_ready, get_provider
 
-        # The SDK import takes seconds: it happens in a warm-up thread, and only this run waits for it.
+        # Importing the provider and its HTTP stack is slow: a warm-up thread does it, only this run waits.
         await ensure_provider_ready(model.api)
         return get_provider(model.api)
 
     def warm_up_provider(self) -> None:
-        """Start loading the current model's provider SDK in the background (frontends call this once
-        their first answer is out, so start-up itself stays as light as before)."""
+        """Start loading the current model's provider modules and HTTP stack in the background
+        (frontends call this once their first answer is out, so start-up itself stays light)."""
         model = self.model
         if model is not None:
             from atomic.core.providers.registry import start_provider_warmup
@@ -815,9 +809,6 @@ class AgentSession:
 
     # ------------------------------------------------------------------ state
 
-    def messages(self) -> list[Any]:
-        return self.context_messages()
-
     def last_assistant_text(self) -> str | None:
         for message in reversed(self.context_messages()):
             if isinstance(message, AssistantMessage) and message.stop_reason != "error":
@@ -825,28 +816,6 @@ class AgentSession:
                 if text or message.content:
                     return text
         return None
-
-    def get_state(self) -> dict[str, Any]:
-        state: dict[str, Any] = {
-            "model": self.model.to_wire() if self.model else None,
-            "thinkingLevel": self.thinking_level,
-            "isStreaming": self.is_streaming,
-            "isCompacting": self.is_compacting,
-            "steeringMode": self.steering.mode,
-            "followUpMode": self.follow_ups.mode,
-            "sessionId": self.store.session_id,
-            "autoCompactionEnabled": self.auto_compaction_enabled,
-            "messageCount": len(self.context_items),
-            "pendingMessageCount": len(self.steering) + len(self.follow_ups),
-            "permissionMode": self.permissions.mode,
-        }
-        if self.store.path is not None:
-            state["sessionFile"] = str(self.store.path)
-        name = self.store.name()
-        if name:
-            state["sessionName"] = name
-        state.update(self.models.model_block_state())
-        return state
 
     async def shutdown(self) -> None:
         await self.abort(continue_queue=False)
