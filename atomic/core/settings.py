@@ -213,10 +213,11 @@ class Settings(_Section):
         description="Ring the terminal bell when a long turn finishes",
         json_schema_extra=_shown("Bell on turn end", "bool"),
     )
-    animations: bool = Field(
-        default=True,
-        description="Animated working indicator (off = static text, less CPU)",
-        json_schema_extra=_shown("Animations", "bool"),
+    notify_on_turn_end: bool = Field(
+        default=False,
+        alias="notifyOnTurnEnd",
+        description="Send a desktop notification when a long turn finishes or an approval is waiting",
+        json_schema_extra=_shown("Desktop notifications", "bool"),
     )
     web_search: bool = Field(
         default=False,

@@ -8,19 +8,22 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar, cast
 
+from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import BindingType
+from textual.dom import DOMNode
 from textual.screen import Screen
 from textual.widgets import TextArea
 
 from atomic.core.engine.options import SessionOptions  # a plain dataclass: cheap to import
+from atomic.tui.approval_card import GRACE_S
 from atomic.tui.approvals import TuiApprover, next_mode
 from atomic.tui.clipboard import copy_text
 from atomic.tui.commands import SlashCommandProvider, SlashCommands
 from atomic.tui.completion import CompletionPopup, FileIndex
 from atomic.tui.completion_flow import CompletionFlow
 from atomic.tui.conversation import Conversation, StartupHeader
-from atomic.tui.editor import PromptEditor
+from atomic.tui.editor import PromptEditor, split_pastes
 from atomic.tui.events_bridge import EventBridge
 from atomic.tui.extension_ui import ExtensionUiPresenter
 from atomic.tui.find_bar import FindBar
@@ -31,7 +34,7 @@ from atomic.tui.input_flow import InputFlow, session_prompts
 from atomic.tui.keybindings import APP_KEYS, KeyTable, load_overrides, register_legacy_sequences
 from atomic.tui.main_screen import MainScreen
 from atomic.tui.renderer import ConversationRenderer
-from atomic.tui.theme import DARK, LIGHT, theme_name_for
+from atomic.tui.theme import DARK, LIGHT, setting_for_theme, theme_name_for
 from atomic.tui.todo_panel import TodoPanel
 
 if TYPE_CHECKING:
@@ -77,14 +80,16 @@ class AtomicApp(AppHost):
         register_legacy_sequences()  # Alt+Enter from terminals without the kitty keyboard protocol
         self.keys = KeyTable(overrides)
         super().__init__()
+        # None until start_session creates it (the helpers only run once it exists); set before the theme,
+        # whose watcher reads it.
+        self.session = cast("Engine", session)
+        self.session_ready = False
         # Registered before compose: widget CSS refers to the themes' extra variables.
         self.register_theme(DARK)
         self.register_theme(LIGHT)
         self.theme = DARK.name
         self.clock = clock
         self.cursor_blink_enabled = cursor_blink
-        # None until start_session creates it (the helpers only run once it exists).
-        self.session = cast("Engine", session)
         self.slash: SlashCommands = SlashCommands(self)
         self.input_flow = InputFlow(self, self.slash)
         self.completion_flow = CompletionFlow(self, FileIndex(options.cwd))
@@ -96,9 +101,19 @@ class AtomicApp(AppHost):
         self.open_resume_picker = resume
         # In a real terminal the chrome is painted first and the engine loads right after (None: when not headless).
         self.defer_session_start = defer_session_start
-        self.session_ready = False
         # None until the terminal reports focus changes (not every terminal does).
         self.terminal_focused: bool | None = None
+        self.approval_grace_s = GRACE_S
+        # Printed after the app has left the alternate screen, so the terminal's scrollback keeps it.
+        self.exit_summary: str | None = None
+        self.terminal_title = ""
+        self.approver = TuiApprover(self)
+
+    async def on_event(self, event: events.Event) -> None:
+        # Every key restarts a waiting approval card's grace: it answers only once the typing stops.
+        if isinstance(event, events.Key) and not event.is_forwarded and self.approver.card is not None:
+            self.approver.card.key_pressed()
+        await super().on_event(event)
 
     def on_app_focus(self) -> None:
         self.terminal_focused = True
@@ -123,9 +138,16 @@ class AtomicApp(AppHost):
         self.todo_panel = TodoPanel(id="todos")
         self.extension_widgets = ExtensionWidgets(id="extension-widgets")
         self.completion = CompletionPopup(id="completion")
-        self.find_bar = FindBar(self.conversation, cursor_blink=self.cursor_blink_enabled, id="find-bar")
+        self.find_bar = FindBar(
+            self.conversation,
+            earlier_contains=self.renderer.earlier_text_contains,
+            load_earlier=lambda: self.renderer.show_earlier(everything=True),
+            cursor_blink=self.cursor_blink_enabled,
+            id="find-bar",
+        )
         self.editor = PromptEditor(self.keys, id="editor")
         self.editor.popup_key_handler = self.completion_flow.popup_key
+        self.editor.cwd = self.options.cwd
         self.footer = StatusFooter(id="footer")
         yield self.conversation
         yield self.working
@@ -142,6 +164,8 @@ class AtomicApp(AppHost):
             self.set_keymap({spec.id: ",".join(self.keys.keys_for(spec.id)) for spec in APP_KEYS})
         self.editor.cursor_blink = self.cursor_blink_enabled
         self.editor.focus()
+        # Back from Ctrl+Z (`fg`): the terminal was the shell's meanwhile, so paint every cell again.
+        self.app_resume_signal.subscribe(self, self._repaint_after_resume)
         defer = self.defer_session_start if self.defer_session_start is not None else not self.is_headless
         if self.session is None and defer:
             # Importing the engine and reading settings and the session file takes longer than painting:
@@ -168,9 +192,10 @@ class AtomicApp(AppHost):
         self.extension_ui = ExtensionUiPresenter(self)
         self.bridge = EventBridge(self, self.input_flow, self.extension_ui)
         self._unsubscribe = self.session.subscribe(self.bridge.handle)
-        self.session.set_approver(TuiApprover(self))
+        self.session.set_approver(self.approver)
         self.git_branch = read_git_branch(self.session.cwd)
         self.apply_settings()
+        self.set_activity(None)
         self.show_startup()
         # MCP notices (a server failed to start, project servers skipped) as toasts; never on stderr.
         self.session.set_mcp_notice_sink(lambda line: self.notify(line, severity="warning", timeout=8))
@@ -193,7 +218,7 @@ class AtomicApp(AppHost):
             self.slash.open_session_picker()
         elif self.initial_message:
             self.editor.prompt_history.add(self.initial_message)
-            self.input_flow.pending.appendleft((self.initial_message, False))
+            self.input_flow.pending.appendleft((self.initial_message, False, []))
         self.input_flow.drain()  # also what was sent while the engine was starting
 
     def load_prompt_history(self) -> None:
@@ -204,12 +229,21 @@ class AtomicApp(AppHost):
 
     def apply_settings(self) -> None:
         settings = self.session.settings
-        self.theme = theme_name_for(settings.theme)
+        self.theme = theme_name_for(settings.theme, self.available_themes)
         self.conversation.set_class(bool(settings.hide_thinking_block), "-thinking-hidden")
-        if not settings.animations:
-            self.animation_level = "none"
+        # Beyond the CSS padding of 1, so 0 keeps the default look.
+        self.editor.styles.padding = (0, 1 + int(settings.editor_padding_x))
         self.session.set_steering_mode(settings.steering_mode)
         self.session.set_follow_up_mode(settings.follow_up_mode)
+
+    def watch_theme(self, name: str) -> None:
+        # A theme picked in the F1 palette is saved like /settings' choice (applying the setting itself
+        # sets the same name, which saves nothing).
+        session = self.session
+        if session is None or not self.session_ready:
+            return
+        if theme_name_for(session.settings.theme, self.available_themes) != name:
+            session.save_settings({"theme": setting_for_theme(name)})
 
     def on_setting_changed(self, message: SettingChanged) -> None:
         # Posted by the settings screen (it bubbles up to here): the theme and the CSS classes change at once.
@@ -223,9 +257,15 @@ class AtomicApp(AppHost):
         self.footer.set_location(session.cwd, self.git_branch, session.session_name)
         self.refresh_model()
         self.footer.set_stats(session.session_stats())
+        self.refresh_permission_mode()
         queue = session.queue()
         self.queue_panel.set_queue(list(queue.steering), [*queue.follow_up, *self.input_flow.after_compaction])
         self.apply_settings()
+
+    def refresh_permission_mode(self) -> None:
+        mode = self.session.permission_mode
+        self.footer.set_permission_mode(mode)
+        self.editor.set_class(mode == "yolo", "-yolo")
 
     def refresh_model(self) -> None:
         session = self.session
@@ -249,6 +289,9 @@ class AtomicApp(AppHost):
             context = [tilde(path) for path in session.context_file_paths()]
             if context:
                 lines.append("[Context] " + ", ".join(context))
+            saved_mode = session.settings.permission_mode
+            if saved_mode is not None:
+                lines.append(f"[Permissions] {saved_mode} (saved for every session; f2 or /permissions changes it)")
             commands = session.commands()
             for title, source in (("Prompts", "prompt"), ("Skills", "skill"), ("Extensions", "extension")):
                 names = [f"/{c.name}" for c in commands if c.source == source]
@@ -260,10 +303,27 @@ class AtomicApp(AppHost):
             self.renderer.note(warning, "warning")
         if session.model is None:
             guide = session.no_model_guide().replace(str(self.agent_dir), tilde(self.agent_dir))
+            # Said from inside Atomic: "start `atomic` and type /login" would send the user in a circle.
+            guide = guide.replace("Or start `atomic` and type /login", "Or type /login")
             self.renderer.note("Welcome to Atomic.\n\n" + guide, "guide")
+            self.conversation.call_after_refresh(self.conversation.show_top)
 
     def show_error(self, text: str) -> None:
         self.renderer.note(text, "error")
+
+    def set_activity(self, state: str | None) -> None:
+        from atomic.tui.terminal_title import title_for, write_title
+
+        title = title_for(self.options.cwd, state)
+        if title != self.terminal_title:
+            self.terminal_title = title
+            write_title(self, title)
+
+    def notify_attention(self, text: str) -> None:
+        from atomic.tui.events_bridge import desktop_notify, notify_on_turn_end
+
+        if self.session is not None and notify_on_turn_end(self.session.settings):
+            desktop_notify(self, "Atomic", text)
 
     def restore_to_editor(self, texts: list[str]) -> None:
         """Put texts back into the editor in front of what is typed, joined by blank lines."""
@@ -281,7 +341,9 @@ class AtomicApp(AppHost):
 
     def on_prompt_editor_submitted(self, message: PromptEditor.Submitted) -> None:
         # Never awaited here: the engine is called from InputFlow's worker, so this loop keeps echoing keys.
-        self.input_flow.enqueue(message.text, message.follow_up)
+        if message.pastes:
+            self.renderer.remember_pastes(message.text, split_pastes(message.typed, message.pastes))
+        self.input_flow.enqueue(message.text, message.follow_up, message.images)
 
     # ------------------------------------------------------------------ actions (see keybindings.APP_KEYS)
 
@@ -289,9 +351,21 @@ class AtomicApp(AppHost):
         # App keys are priority bindings; on a modal screen they step aside so the screen gets them.
         if action in {spec.action for spec in APP_KEYS} and len(self.screen_stack) > 1:
             return False
+        if action == "interrupt" and self.approval_has_focus():
+            return False  # Esc on an approval card that took the keyboard answers it: no
+
         if self.session is None and action in _NEEDS_SESSION:
             return False  # the engine is still starting
         return True
+
+    def approval_has_focus(self) -> bool:
+        card = self.approver.card
+        node: DOMNode | None = self.focused
+        while node is not None:
+            if node is card:
+                return True
+            node = node.parent
+        return False
 
     async def action_interrupt(self) -> None:
         if self.find_bar.is_open:
@@ -313,15 +387,52 @@ class AtomicApp(AppHost):
             self._last_ctrl_c = -10.0
             return
         now = self.clock()
+        if self.editor.text:
+            # A draft is never lost to Ctrl+C: Up or Ctrl+Z brings it back.
+            self.editor.clear_draft()
+            self.completion.close()
+            self._last_ctrl_c = -10.0
+            self.notify("Draft cleared (↑ or ctrl+z brings it back)", timeout=2)
+            return
         if now - self._last_ctrl_c < DOUBLE_PRESS_S:
             await self.action_quit()
             return
         self._last_ctrl_c = now
-        if self.editor.text:
-            self.editor.clear_all()
-            self.completion.close()
+        if self.input_flow.busy():
+            # Working: Ctrl+C interrupts, as Esc does; quitting takes one more press.
+            await self.input_flow.interrupt()
+            self.notify("Interrupted · press ctrl+c again to quit", timeout=DOUBLE_PRESS_S)
         else:
             self.notify("Press ctrl+c again to quit", timeout=DOUBLE_PRESS_S)
+
+    def _repaint_after_resume(self, _app: App[int]) -> None:
+        self.screen.refresh(layout=True)
+        self.refresh(repaint=True, layout=True)
+
+    def on_prompt_editor_image_paste_requested(self, _message: PromptEditor.ImagePasteRequested) -> None:
+        self.run_worker(self._paste_clipboard_image(), group="clipboard-image", exclusive=True)
+
+    async def _paste_clipboard_image(self) -> None:
+        import asyncio
+
+        from atomic.tui.image_attachments import clipboard_image
+
+        data = await asyncio.to_thread(clipboard_image)
+        if data is not None:
+            self.editor.attach_image(data, "image/png", "clipboard.png")
+        else:
+            self.editor.action_paste()  # no image there: the text clipboard, as before
+
+    def on_prompt_editor_suspend_requested(self, _message: PromptEditor.SuspendRequested) -> None:
+        self.action_suspend_process()
+
+    def action_external_editor(self) -> None:
+        """Ctrl+G: edit the draft in $VISUAL / $EDITOR; the saved text comes back into the editor."""
+        from atomic.tui.external_editor import edit_in_external_editor
+
+        edited = edit_in_external_editor(self, self.editor.text)
+        if edited is not None:
+            self.editor.set_text(edited)
 
     async def action_exit_if_empty(self) -> None:
         if not self.editor.text:
@@ -329,6 +440,9 @@ class AtomicApp(AppHost):
 
     async def action_quit(self) -> None:
         if self.session is not None:
+            from atomic.tui.exit_summary import exit_summary
+
+            self.exit_summary = exit_summary(self.session)
             if self._unsubscribe is not None:
                 self._unsubscribe()
             try:
@@ -357,12 +471,13 @@ class AtomicApp(AppHost):
         """Shift+Tab: the next thinking level, saved like /thinking (for this model and as the default)."""
         if self.session is None:
             return
+        before = self.session.thinking_level
         level = self.session.cycle_thinking_level()
         if level is None:
             self.notify("Current model does not support thinking")
             return
         self.session.set_thinking_level(level, persist=True)
-        self.notify(f"Thinking level: {level}")
+        self.notify(f"Thinking level: {before} → {level}")
         self.refresh_model()
 
     # ------------------------------------------------------------------ transcript (keyboard)
@@ -374,7 +489,11 @@ class AtomicApp(AppHost):
         self.conversation.page(1)
 
     def action_transcript_top(self) -> None:
-        self.conversation.scroll_home(animate=False, immediate=True)
+        # The very first message, in one press: mount every earlier message first (a long or resumed session).
+        if self.renderer.show_earlier(everything=True):
+            self.conversation.call_after_refresh(self.conversation.scroll_home, animate=False, immediate=True)
+        else:
+            self.conversation.scroll_home(animate=False, immediate=True)
 
     def action_transcript_bottom(self) -> None:
         self.conversation.follow()
@@ -390,12 +509,14 @@ class AtomicApp(AppHost):
         self.editor.focus()
 
     def action_cycle_permissions(self) -> None:
-        """F2: the next permission mode (ask → accept-edits → yolo), saved like /permissions."""
+        """F2: the next permission mode (ask → accept-edits → yolo → plan), saved like /permissions."""
         if self.session is None:
             return
-        mode = next_mode(self.session.permission_mode)
+        before = self.session.permission_mode
+        mode = next_mode(before)
         self.session.set_permission_mode(mode, persist=True)
-        self.notify(f"Permission mode: {mode}")
+        self.refresh_permission_mode()
+        self.notify(f"Permission mode: {before} → {mode} (saved) · f2 again: {next_mode(mode)}")
 
     def action_toggle_thinking(self) -> None:
         self.conversation.toggle_class("-thinking-collapsed")
@@ -438,4 +559,6 @@ def run_tui(options: SessionOptions, initial_message: str | None = None, resume:
     result = app.run()
     if app.startup_error is not None:
         return 1
+    if app.exit_summary:
+        print(app.exit_summary)
     return int(result or app.return_code or 0)

@@ -1,36 +1,51 @@
-"""The TUI's approver: a tool call that needs approval opens the approval card and waits for it."""
+"""The TUI's approver: a tool call that needs approval shows the approval card and waits for it.
+
+One card at a time: calls that run concurrently wait for the card before them to be answered.
+"""
 
 from __future__ import annotations
 
 import asyncio
 
-from textual.app import App
-
-from atomic.core.permissions import PERMISSION_MODES, ApprovalRequest, Decision
+from atomic.core.contract import PERMISSION_MODES, ApprovalAnswer, ApprovalRequest, Decision
+from atomic.tui.approval_card import ApprovalCard
+from atomic.tui.approval_preview import approval_preview
+from atomic.tui.host import AppHost
 
 
 class TuiApprover:
-    def __init__(self, app: App[int]) -> None:
+    def __init__(self, app: AppHost) -> None:
         self.app = app
+        self.card: ApprovalCard | None = None
+        self._one_at_a_time = asyncio.Lock()
 
-    async def __call__(self, request: ApprovalRequest) -> Decision | None:
-        from atomic.tui.screens.approval_screen import ApprovalScreen
+    async def __call__(self, request: ApprovalRequest) -> Decision | ApprovalAnswer | None:
+        async with self._one_at_a_time:
+            return await self._ask(request)
 
-        answer: asyncio.Future[Decision | None] = asyncio.get_running_loop().create_future()
+    async def _ask(self, request: ApprovalRequest) -> Decision | ApprovalAnswer:
+        answer: asyncio.Future[Decision | ApprovalAnswer | None] = asyncio.get_running_loop().create_future()
 
-        def done(decision: Decision | None) -> None:
+        def done(result: Decision | ApprovalAnswer | None) -> None:
             if not answer.done():
-                answer.set_result(decision)
+                answer.set_result(result)
 
-        screen = ApprovalScreen(request)
-        self.app.push_screen(screen, callback=done)
+        app = self.app
+        card = ApprovalCard(request, approval_preview(request, app.session.cwd), done, grace_s=app.approval_grace_s)
+        self.card = card
+        await app.mount(card, before=app.editor)
+        app.set_activity("waiting for approval")
+        app.notify_attention(f"Atomic is waiting for your approval: {request.title}")
         try:
-            decision = await answer
-        except asyncio.CancelledError:
-            # Aborted (Esc on the conversation, or the run was cancelled): close the card too.
-            screen.expire()
-            raise
-        return decision or "reject_once"
+            result = await answer
+        finally:
+            # Answered, or aborted (Esc, the run was cancelled): the card goes and the editor gets the keys.
+            self.card = None
+            card.answered = True
+            app.set_activity("working" if app.session.is_streaming else None)
+            await card.remove()
+            app.editor.focus()
+        return result or "reject_once"
 
 
 def next_mode(current: str) -> str:

@@ -16,6 +16,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.screen import Screen
 
 from atomic.tui.host import AppHost
+from atomic.tui.session_commands import diff_command, retry_command
 
 if TYPE_CHECKING:
     from atomic.core.contract import SessionStats
@@ -385,13 +386,15 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("compact", "Compact the context now", SlashCommands._compact),
     SlashCommand("export", "Export to HTML: /export [path]", SlashCommands._export),
     SlashCommand("copy", "Copy the last reply to the clipboard", SlashCommands._copy),
+    SlashCommand("retry", "Send the last prompt again", lambda slash, args: retry_command(slash.app, args)),
+    SlashCommand("diff", "What this session changed in the files", lambda slash, args: diff_command(slash.app, args)),
     SlashCommand("login", "Store an API key for a provider", SlashCommands._login, "LoginScreen"),
     SlashCommand("logout", "Remove a stored API key", SlashCommands._logout, "LoginScreen"),
     SlashCommand("mcp", "MCP servers: status, tools, errors, reconnect", SlashCommands._mcp, "McpScreen"),
     SlashCommand("trust", "View or change whether this project folder is trusted", SlashCommands._trust, "TrustScreen"),
     SlashCommand(
         "permissions",
-        "Approvals: /permissions [ask|accept-edits|yolo], or allow|ask|deny|remove RULE (f2 cycles)",
+        "Approvals: /permissions [ask|accept-edits|yolo|plan], or allow|ask|deny|remove RULE (f2 cycles)",
         SlashCommands._permissions
     ),
     SlashCommand("quit", "Quit Atomic", SlashCommands._quit),

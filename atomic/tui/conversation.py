@@ -13,6 +13,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from atomic.tui.streaming import StreamingMarkdown
+from atomic.tui.tool_format import output_content
 
 BASH_PREVIEW_LINES = 8
 
@@ -44,7 +45,7 @@ class Conversation(VerticalScroll):
     can_focus = False
 
     # Called when the user scrolls to the very top (the renderer shows earlier history then).
-    on_reach_top: Callable[[], None] | None = None
+    on_reach_top: Callable[[], object] | None = None
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
@@ -65,16 +66,30 @@ class Conversation(VerticalScroll):
     def _anchor_when_full(self) -> None:
         # Textual's anchor scrolls to "bottom minus viewport", which is negative while the content is
         # shorter than the view and pins a short conversation to the bottom. Anchor once it overflows.
-        if not self._anchored and self.max_scroll_y > 0:
+        if not self._anchored and self.max_scroll_y > 0 and not self.holding_top:
             self.anchor()
+
+    def is_following(self) -> bool:
+        """Is the view at the bottom, following new output (not scrolled up by the user)?"""
+        return self.scroll_y >= self.max_scroll_y - 1
 
     def follow(self) -> None:
         """Jump to the bottom and follow new output again (a prompt was sent while scrolled up)."""
+        self.holding_top = False
         if self.max_scroll_y > 0:
             self.anchor()  # scrolls to the end and resets a released anchor
         else:
             self.scroll_end(animate=False, immediate=True)
             self.call_after_refresh(self._anchor_when_full)
+
+    # Set by `show_top` until the next `follow` (a message sent): new lines do not scroll the view down.
+    holding_top = False
+
+    def show_top(self) -> None:
+        """Stop following and show the start (the welcome guide is read from its first line)."""
+        self.holding_top = True
+        self.anchor(False)
+        self.scroll_home(animate=False, immediate=True)
 
     def page(self, direction: int) -> None:
         """Scroll a page up (-1) or down (1), keeping two lines of context."""
@@ -90,9 +105,14 @@ class Conversation(VerticalScroll):
 
 
 class StartupHeader(Static):
+    """Plain text: `[Context] AGENTS.md` and `[Skills] …` are labels, not markup to be parsed away."""
+
     DEFAULT_CSS = """
     StartupHeader { color: $text-muted; padding: 0 0; }
     """
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text, markup=False)
 
 
 class EarlierMessages(Static):
@@ -120,13 +140,50 @@ class EarlierMessages(Static):
 
 
 class UserMessageView(Static):
+    """A prompt as sent. A large paste stays collapsed as it was in the editor (`[pasted 2,000 lines]`);
+    a click expands or collapses it. Collapsed, its hidden lines are neither shown nor found by find."""
+
     DEFAULT_CSS = """
     UserMessageView { background: $user-message-background; padding: 0 1; width: 1fr; }
     """
 
-    def __init__(self, text: str) -> None:
-        super().__init__(Content(text))
+    def __init__(self, text: str, parts: list[str | PastedText] | None = None) -> None:
         self.text = text
+        self.parts = parts
+        self.expanded = False
+        super().__init__(self._content())
+
+    @property
+    def has_paste(self) -> bool:
+        return bool(self.parts) and any(isinstance(part, PastedText) for part in self.parts or [])
+
+    def _content(self) -> Content:
+        if not self.has_paste or self.expanded:
+            return Content(self.text)
+        pieces: list[Content | str] = []
+        for part in self.parts or []:
+            if isinstance(part, PastedText):
+                pieces.append(Content.styled(part.label(), "bold $text-accent"))
+            else:
+                pieces.append(part)
+        return Content.assemble(*pieces)
+
+    def on_click(self, event: events.Click) -> None:
+        if self.has_paste and event.chain == 1:
+            self.expanded = not self.expanded
+            self.update(self._content())
+
+
+class PastedText:
+    """A paste the editor collapsed: shown as its marker until expanded."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def label(self) -> str:
+        lines = self.text.count("\n") + 1
+        size = f"{lines:,} lines" if lines > 1 else f"{len(self.text):,} characters"
+        return f"[pasted {size} · click to expand]"
 
 
 class AssistantText(StreamingMarkdown):
@@ -209,7 +266,7 @@ class BashView(VerticalGroup):
         text = "\n".join(shown)
         if skipped:
             text = f"… {skipped} earlier lines\n{text}"
-        self._output_widget.update(Content(text))
+        self._output_widget.update(output_content(text))
         self._output_widget.display = bool(text)  # no blank line for a command that printed nothing
 
     def finish(self, output: str, exit_code: int | None, cancelled: bool) -> None:

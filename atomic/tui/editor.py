@@ -5,17 +5,36 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from textual import events
 from textual.message import Message
 from textual.widgets import TextArea
 
+from atomic.tui.image_attachments import CHIP, Attachment, at_image_paths, image_path_in, read_image
 from atomic.tui.keybindings import KeyTable
 
 HISTORY_LIMIT = 100
 PASTE_LINE_LIMIT = 10
 PASTE_CHAR_LIMIT = 1000
 _PASTE_MARKER = re.compile(r"\[paste #(\d+) (?:\+\d+ lines|\d+ chars)\]")
+
+
+def split_pastes(typed: str, pastes: dict[int, str]) -> list[str | tuple[int, str]]:
+    """`typed` cut at its paste markers: plain text, and (number, pasted text) for each marker."""
+    parts: list[str | tuple[int, str]] = []
+    position = 0
+    for match in _PASTE_MARKER.finditer(typed):
+        number = int(match.group(1))
+        if number not in pastes:
+            continue
+        if match.start() > position:
+            parts.append(typed[position : match.start()])
+        parts.append((number, pastes[number]))
+        position = match.end()
+    if position < len(typed):
+        parts.append(typed[position:])
+    return parts
 
 
 @dataclass
@@ -47,6 +66,13 @@ class PromptHistory:
             if text.strip() and (not entries or entries[-1] != text):
                 entries.append(text)
         self.entries = entries[-HISTORY_LIMIT:]
+        self.index = None
+
+    def keep_draft(self, text: str) -> None:
+        """A draft cleared without being sent (Ctrl+C): Up brings it back, like a sent prompt."""
+        if text.strip() and (not self.entries or self.entries[-1] != text):
+            self.entries.append(text)
+            del self.entries[:-HISTORY_LIMIT]
         self.index = None
 
     def previous(self) -> str | None:
@@ -82,6 +108,7 @@ class PromptEditor(TextArea):
     PromptEditor.level-high, PromptEditor.level-high:focus { border: round $thinking-high; }
     PromptEditor.level-xhigh, PromptEditor.level-xhigh:focus { border: round $thinking-xhigh; }
     PromptEditor.level-max, PromptEditor.level-max:focus { border: round $thinking-max; }
+    PromptEditor.-yolo, PromptEditor.-yolo:focus { border: round $error; }
     PromptEditor.-bash-mode, PromptEditor.-bash-mode:focus { border: round $bash-mode; }
     PromptEditor .text-area--cursor-line { background: transparent; }
     """
@@ -89,11 +116,26 @@ class PromptEditor(TextArea):
     class Submitted(Message):
         """The editor was sent. It is already empty: keys typed after Enter start the next message."""
 
-        def __init__(self, text: str, follow_up: bool, typed: str = "") -> None:
+        def __init__(
+            self,
+            text: str,
+            follow_up: bool,
+            typed: str = "",
+            pastes: dict[int, str] | None = None,
+            images: list[Attachment] | None = None,
+        ) -> None:
             super().__init__()
+            self.images = list(images or [])  # chips in the editor and `@` image files, in order
             self.text = text  # with pastes expanded
             self.follow_up = follow_up
             self.typed = typed or text  # as it was in the editor (paste markers kept), for history
+            self.pastes = dict(pastes or {})  # what the markers in `typed` stand for
+
+    class ImagePasteRequested(Message):
+        """Ctrl+V: the app looks for an image on the system clipboard (off the loop), else pastes text."""
+
+    class SuspendRequested(Message):
+        """Ctrl+Z with nothing to undo: the app suspends itself."""
 
     def __init__(self, keys: KeyTable | None = None, *, id: str | None = None) -> None:
         super().__init__(
@@ -108,6 +150,10 @@ class PromptEditor(TextArea):
         self.prompt_history = PromptHistory([])
         self.pastes: dict[int, str] = {}
         self._paste_counter = 0
+        self.attachments: dict[int, Attachment] = {}
+        self._image_counter = 0
+        # The project folder, for dragged relative paths and `@` image files (set by the app).
+        self.cwd: Path | None = None
         # Set by the app: returns True when an open completion popup consumed the key.
         self.popup_key_handler: Callable[[str], bool] | None = None
         self.level_class = ""
@@ -126,10 +172,39 @@ class PromptEditor(TextArea):
 
         return _PASTE_MARKER.sub(expand, self.text)
 
+    def attach_image(self, data: bytes, mime_type: str, name: str) -> Attachment:
+        """Add an image and put its chip at the cursor."""
+        self._image_counter += 1
+        attachment = Attachment(self._image_counter, name, data, mime_type)
+        self.attachments[attachment.number] = attachment
+        self.insert(attachment.chip)
+        return attachment
+
+    def images_to_send(self, typed: str) -> list[Attachment]:
+        """The chips still in the text, then the `@`-mentioned image files not attached already."""
+        chosen = [self.attachments[int(m.group(1))] for m in CHIP.finditer(typed) if int(m.group(1)) in self.attachments]
+        if self.cwd is not None:
+            for path in at_image_paths(typed, self.cwd):
+                read = read_image(path)
+                if read is not None:
+                    self._image_counter += 1
+                    chosen.append(Attachment(self._image_counter, path.name, read[0], read[1]))
+        return chosen
+
     def clear_all(self) -> None:
         self.load_text("")
         self.pastes.clear()
+        self.attachments.clear()
         self.prompt_history.index = None
+
+    def clear_draft(self) -> None:
+        """Ctrl+C: empty the editor, but as an edit (Ctrl+Z undoes it) and kept for Up. Paste markers
+        stay resolvable, so an undone draft still sends what was pasted."""
+        text = self.text
+        if not text:
+            return
+        self.prompt_history.keep_draft(text)
+        self.delete((0, 0), self.document.end)
 
     def submit(self, follow_up: bool = False) -> None:
         """Take the text out of the editor now, in this key's handler. The app handles `Submitted` a few
@@ -138,10 +213,13 @@ class PromptEditor(TextArea):
         typed = self.text
         if not typed.strip():
             return
-        text = self.expanded_text()
+        images = self.images_to_send(typed)
+        # Chips are the images themselves: they leave the text the model reads.
+        text = CHIP.sub("", self.expanded_text()).strip() if images else self.expanded_text()
+        pastes = dict(self.pastes)
         self.prompt_history.add(typed)
         self.clear_all()
-        self.post_message(self.Submitted(text, follow_up=follow_up, typed=typed))
+        self.post_message(self.Submitted(text, follow_up=follow_up, typed=typed, pastes=pastes, images=images))
 
     def set_thinking_level(self, level: str) -> None:
         if self.level_class:
@@ -163,6 +241,17 @@ class PromptEditor(TextArea):
         ):
             event.stop()
             event.prevent_default()
+            return
+        if key == "ctrl+v":
+            event.stop()
+            event.prevent_default()
+            self.post_message(self.ImagePasteRequested())
+            return
+        if key == "ctrl+z" and not self.history.undo_stack:
+            # Nothing to undo: Ctrl+Z is the terminal's suspend, as in a shell (`fg` comes back).
+            event.stop()
+            event.prevent_default()
+            self.post_message(self.SuspendRequested())
             return
         action = self.keys.editor_action_for(key)
         if action in ("submit", "follow_up"):
@@ -193,6 +282,14 @@ class PromptEditor(TextArea):
 
     async def _on_paste(self, event: events.Paste) -> None:
         text = event.text.replace("\r\n", "\n").replace("\r", "\n")
+        image = image_path_in(text, self.cwd) if self.cwd is not None else None
+        read = read_image(image) if image is not None else None
+        if image is not None and read is not None:
+            # A dragged (or pasted) image file: attached as the image, not as its path.
+            event.stop()
+            event.prevent_default()
+            self.attach_image(read[0], read[1], image.name)
+            return
         line_count = text.count("\n") + 1
         if line_count > PASTE_LINE_LIMIT or len(text) > PASTE_CHAR_LIMIT:
             event.stop()

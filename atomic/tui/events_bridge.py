@@ -13,16 +13,16 @@ from atomic.tui.host import AppHost
 from atomic.tui.input_flow import InputFlow
 
 if TYPE_CHECKING:
+    from atomic.core.contract import Settings
     from atomic.tui.conversation import NoteMessage
 
 # A turn at least this long rings the bell at its end (setting bellOnTurnEnd).
 LONG_TURN_S = 10.0
 
 
-def notify_on_turn_end(settings: Any) -> bool:
-    """Setting `notifyOnTurnEnd` (kept by the Settings model as an extra key until it has a field)."""
-    extra = settings.model_extra or {}
-    return bool(extra.get("notifyOnTurnEnd", extra.get("notify_on_turn_end", False)))
+def notify_on_turn_end(settings: Settings) -> bool:
+    """Setting `notifyOnTurnEnd`: desktop notifications after a long turn and for a waiting approval."""
+    return bool(settings.notify_on_turn_end)
 
 
 def desktop_notify(app: Any, title: str, body: str) -> None:
@@ -74,6 +74,7 @@ class EventBridge:
             "auto_retry_end": self.on_auto_retry_end,
             "thinking_level_changed": self.on_thinking_level_changed,
             "model_changed": self.on_model_changed,
+            "permission_mode_changed": self.on_permission_mode_changed,
             "session_info_changed": self.on_session_info_changed,
             "session_changed": self.on_session_changed,
             "extension_ui_request": self.on_extension_ui_request,
@@ -96,13 +97,16 @@ class EventBridge:
 
     def on_agent_start(self, _event: ev.AgentStart) -> None:
         self.app.working.start()
+        self.app.set_activity("working")
 
     def on_agent_end(self, _event: ev.AgentEnd) -> None:
         app = self.app
         elapsed = app.working.stop()
+        app.set_activity(None)
         self.input_flow.retrying = False
         app.renderer.retry_view = None
         app.after_state_change()
+        app.renderer.fold_old_turns(app.session.messages)
         if elapsed >= LONG_TURN_S:
             if app.session.settings.bell_on_turn_end:
                 app.bell()
@@ -188,6 +192,9 @@ class EventBridge:
 
     def on_thinking_level_changed(self, _event: ev.ThinkingLevelChanged) -> None:
         self.app.refresh_model()
+
+    def on_permission_mode_changed(self, _event: ev.PermissionModeChanged) -> None:
+        self.app.refresh_permission_mode()
 
     def on_model_changed(self, _event: ev.ModelChanged) -> None:
         self.app.refresh_model()

@@ -4,11 +4,14 @@ Matches are searched in what is displayed (rendered markdown, tool output as sho
 skipped), case-insensitively. The current match is marked with Textual's text selection, so it is
 highlighted like a mouse selection and Ctrl+C copies it. The search starts at the newest match (the
 bottom); Enter, Up and Ctrl+S go to older matches, Shift+Enter and Down to newer ones, wrapping around.
+Older messages not mounted (above the "earlier messages" pager of a long session) are searched too: the
+count says `more above` when they hold the text, and going older past the oldest shown match mounts them.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -22,6 +25,7 @@ from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from atomic.tui.conversation import Conversation
+from atomic.tui.streaming import StreamingMarkdown
 
 
 @dataclass(frozen=True)
@@ -55,10 +59,15 @@ def find_matches(conversation: Conversation, query: str) -> list[Match]:
     for widget in conversation.query("*"):
         if widget.children or not _shown(widget, conversation):
             continue
-        selected = widget.get_selection(SELECT_ALL)
-        if selected is None:
+        if isinstance(widget, StreamingMarkdown):
+            shown = widget.shown_lines()  # row by row: a copy joins wrapped rows, find must not
+            text = None if shown is None else "\n".join(shown)
+        else:
+            selected = widget.get_selection(SELECT_ALL)
+            text = None if selected is None else selected[0]
+        if text is None:
             continue
-        for line_number, line in enumerate(selected[0].splitlines()):
+        for line_number, line in enumerate(text.splitlines()):
             for found in pattern.finditer(line):
                 matches.append(Match(widget, line_number, found.start(), found.end()))
     return matches
@@ -82,9 +91,19 @@ class FindBar(Horizontal):
         Binding("shift+enter", "newer", "Newer match", show=False),
     ]
 
-    def __init__(self, conversation: Conversation, *, cursor_blink: bool = True, id: str | None = None) -> None:
+    def __init__(
+        self,
+        conversation: Conversation,
+        *,
+        earlier_contains: Callable[[str], bool] | None = None,
+        load_earlier: Callable[[], bool] | None = None,
+        cursor_blink: bool = True,
+        id: str | None = None,
+    ) -> None:
         super().__init__(id=id)
         self.conversation = conversation
+        self.earlier_contains = earlier_contains
+        self.load_earlier = load_earlier
         self.cursor_blink = cursor_blink
         self.matches: list[Match] = []
         self.current: Match | None = None
@@ -143,7 +162,13 @@ class FindBar(Horizontal):
 
     def step(self, direction: int) -> None:
         """Go to the next older (-1) or newer (1) match; the transcript may have grown meanwhile."""
-        self.matches = find_matches(self.conversation, self.input.value)
+        query = self.input.value
+        self.matches = find_matches(self.conversation, query)
+        at_oldest = not self.matches or (self.current in self.matches and self.matches.index(self.current) == 0)
+        if direction < 0 and at_oldest and self._more_above(query) and self.load_earlier is not None and self.load_earlier():
+            self.query_one(".find-count", Static).update("loading earlier messages…")
+            self.call_after_refresh(self._after_loading)
+            return
         if not self.matches:
             self._show(None)
             return
@@ -152,15 +177,27 @@ class FindBar(Horizontal):
             index = -1
         self._show(self.matches[(index + direction) % len(self.matches)])
 
+    def _more_above(self, query: str) -> bool:
+        return bool(query) and self.earlier_contains is not None and self.earlier_contains(query)
+
+    def _after_loading(self) -> None:
+        """The earlier messages are mounted: the match just older than the one shown (or the newest)."""
+        self.matches = find_matches(self.conversation, self.input.value)
+        if self.current in self.matches and self.matches.index(self.current) > 0:
+            self._show(self.matches[self.matches.index(self.current) - 1])
+        else:
+            self._show(self.matches[-1] if self.matches else None)
+
     def _show(self, match: Match | None) -> None:
         self.current = match
         count = self.query_one(".find-count", Static)
         self.set_class(match is None and bool(self.input.value), "-no-match")
+        more = " · more above (↑)" if self._more_above(self.input.value) else ""
         if match is None:
-            count.update("no matches" if self.input.value else "")
+            count.update(("no matches" if self.input.value else "") + more)
             self.screen.clear_selection()
             return
-        count.update(f"{self.matches.index(match) + 1}/{len(self.matches)}")
+        count.update(f"{self.matches.index(match) + 1}/{len(self.matches)}{more}")
         self.screen.selections = {match.widget: match.selection}
         self._scroll_to_match(match)
 

@@ -37,6 +37,19 @@ def usage_line(stats: SessionStats) -> Content:
     return Content.assemble(*parts)
 
 
+# How the footer names each permission mode (always shown, so a yolo session never looks like an ask one).
+PERMISSION_LABELS: dict[str, tuple[str, str]] = {
+    "ask": ("ask before commands and edits", "$text-muted"),
+    "accept-edits": ("edits allowed, commands asked", "$warning"),
+    "yolo": ("yolo: nothing asked", "$error"),
+}
+
+
+def permission_label(mode: str) -> Content:
+    text, style = PERMISSION_LABELS.get(mode, (mode, ""))
+    return Content.assemble((f"⏵ {text}", style), (" (f2)", "$text-muted"))
+
+
 class StatusFooter(Static):
     DEFAULT_CSS = """
     StatusFooter { height: auto; color: $text-muted; padding: 0 1; }
@@ -49,6 +62,7 @@ class StatusFooter(Static):
         self.session_name: str | None = None
         self.stats: SessionStats | None = None
         self.model_text = ""
+        self.permission_mode: str | None = None
         self.extension_statuses: dict[str, str] = {}
 
     def set_starting(self) -> None:
@@ -83,6 +97,10 @@ class StatusFooter(Static):
             self.model_text = name + thinking + ("" if has_key else " • no key (/login)")
         self._render_footer()
 
+    def set_permission_mode(self, mode: str) -> None:
+        self.permission_mode = mode
+        self._render_footer()
+
     def set_extension_statuses(self, statuses: dict[str, str]) -> None:
         """Extension status entries (`ctx.ui.set_status`), shown on a third line sorted by key."""
         self.extension_statuses = dict(statuses)
@@ -94,12 +112,18 @@ class StatusFooter(Static):
             location += f" • {self.session_name}"
         left = usage_line(self.stats) if self.stats is not None else Content("")
         width = max(self.size.width - 2, 20) if self.size.width else 78
-        gap = width - left.cell_length - len(self.model_text)
+        first = Content(location)
+        if self.permission_mode is not None:
+            mode = permission_label(self.permission_mode)
+            mode_gap = width - first.cell_length - mode.cell_length
+            first = Content.assemble(first, " " * mode_gap if mode_gap >= 2 else "\n", mode)
+        model = Content(self.model_text)
+        gap = width - left.cell_length - model.cell_length
         if gap >= 2:
-            second = Content.assemble(left, " " * gap, self.model_text)
+            second = Content.assemble(left, " " * gap, model)
         else:
-            second = Content.assemble(left, "\n", self.model_text)
-        lines: list[str | Content] = [location, "\n", second]
+            second = Content.assemble(left, "\n", model)
+        lines: list[str | Content] = [first, "\n", second]
         if self.extension_statuses:
             entries = [" ".join(self.extension_statuses[k].split()) for k in sorted(self.extension_statuses)]
             lines += ["\n", Content("  ".join(e for e in entries if e))]

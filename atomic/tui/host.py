@@ -43,6 +43,8 @@ class AppHost(App[int]):
     git_branch: str | None
     # None until the terminal reports focus changes (not every terminal does).
     terminal_focused: bool | None
+    # How long an approval card waits after the last key before it takes answers.
+    approval_grace_s: float
 
     # Widgets, created in compose.
     conversation: Conversation
@@ -67,11 +69,23 @@ class AppHost(App[int]):
         """Refresh the model and thinking level in the footer and the editor."""
         raise NotImplementedError
 
+    def refresh_permission_mode(self) -> None:
+        """Show the permission mode in the footer and (yolo) the editor's border."""
+        raise NotImplementedError
+
     def load_prompt_history(self) -> None:
         """Up recalls the prompts of the session just opened."""
         raise NotImplementedError
 
     def show_error(self, text: str) -> None:
+        raise NotImplementedError
+
+    def set_activity(self, state: str | None) -> None:
+        """What Atomic is doing, for the terminal's title (`working`, `waiting for approval`; None: idle)."""
+        raise NotImplementedError
+
+    def notify_attention(self, text: str) -> None:
+        """Something waits for the person (an approval): a desktop notification when they are enabled."""
         raise NotImplementedError
 
     def restore_to_editor(self, texts: list[str]) -> None:

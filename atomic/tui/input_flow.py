@@ -8,8 +8,10 @@ from typing import Any
 from atomic.tui.commands import SlashCommands
 from atomic.tui.conversation import BashView
 from atomic.tui.host import AppHost
+from atomic.tui.image_attachments import Attachment
 
 DOUBLE_ESCAPE_S = 0.5
+NO_MODEL_REMINDER = "No model to answer yet: type /login to add a key (the welcome guide above lists the other ways)."
 
 
 def session_prompts(messages: list[Any]) -> list[str]:
@@ -36,14 +38,14 @@ class InputFlow:
         # Sent from the editor, not yet handed to the engine (in order). One worker drains it, so the
         # app's message loop never waits on the engine (extension input hooks, a slow first prompt,
         # a dialog an extension command opens) and keys keep being echoed meanwhile.
-        self.pending: deque[tuple[str, bool]] = deque()
+        self.pending: deque[tuple[str, bool, list[Attachment]]] = deque()
         self._draining = False
 
     # ------------------------------------------------------------------ Enter / Alt+Enter
 
-    def enqueue(self, text: str, follow_up: bool) -> None:
+    def enqueue(self, text: str, follow_up: bool, images: list[Attachment] | None = None) -> None:
         """Hand a sent message to the engine, after those sent before it; held until the engine is ready."""
-        self.pending.append((text, follow_up))
+        self.pending.append((text, follow_up, list(images or [])))
         self.app.completion.close()
         self.app.conversation.follow()  # what is sent, and the reply, are read at the bottom
         if not self.app.session_ready:
@@ -60,19 +62,22 @@ class InputFlow:
     async def _drain(self) -> None:
         try:
             while self.pending:
-                text, follow_up = self.pending.popleft()
+                text, follow_up, images = self.pending.popleft()
                 try:
-                    await self.submit(text, follow_up)
+                    await self.submit(text, follow_up, images)
                 except Exception as exc:  # one failing message must not stop the ones after it
                     self.app.restore_to_editor([text])
                     self.app.show_error(f"Could not send the message: {exc}")
         finally:
             self._draining = False
 
-    async def submit(self, text: str, follow_up: bool) -> None:
+    async def submit(self, text: str, follow_up: bool, images: list[Attachment] | None = None) -> None:
         app, session = self.app, self.app.session
-        if session is None or not text.strip():
+        if session is None or not (text.strip() or images):
             return
+        from atomic.core.messages import ImageContent
+
+        contents = [ImageContent(data=image.base64(), mime_type=image.mime_type) for image in images or []] or None
         from atomic.core.contract import PromptRejected  # loaded with the engine, after first paint
 
         app.completion.close()
@@ -95,15 +100,19 @@ class InputFlow:
         try:
             if session.is_streaming:
                 if follow_up:
-                    await session.follow_up(text)
+                    await session.follow_up(text, contents)
                 else:
-                    await session.steer(text)
+                    await session.steer(text, contents)
             else:
-                await session.prompt(text, source="interactive")
+                await session.prompt(text, contents, source="interactive")
         except PromptRejected as exc:
             # Nothing typed is lost: the text goes back into the editor.
             app.restore_to_editor([text])
-            app.show_error(str(exc))
+            if session.model is None:
+                # The welcome guide already says how to get a model: one line, not the guide again.
+                app.show_error(NO_MODEL_REMINDER)
+            else:
+                app.show_error(str(exc))
 
     async def send_after_compaction(self) -> None:
         """Compaction ended (done, failed or cancelled): send what was typed meanwhile, in order, as one prompt."""
@@ -143,6 +152,13 @@ class InputFlow:
 
     # ------------------------------------------------------------------ Esc
 
+    def busy(self) -> bool:
+        """Is something running that Esc (or Ctrl+C on an empty editor) would stop?"""
+        session = self.app.session
+        return session is not None and (
+            session.is_streaming or session.is_compacting or session.is_bash_running or self.retrying
+        )
+
     async def interrupt(self) -> None:
         """Esc: cancel compaction or a retry; else restore the queue and abort; else cancel bash."""
         app, session = self.app, self.app.session
@@ -159,7 +175,7 @@ class InputFlow:
         if session.is_streaming or queued:
             cleared = session.clear_queue()
             # Sent but not handed to the engine yet: as good as queued.
-            unsent = [text for text, _ in self.pending]
+            unsent = [text for text, _follow_up, _images in self.pending]
             self.pending.clear()
             restored = [*cleared.steering, *cleared.follow_up, *unsent]
             if restored:

@@ -1,7 +1,7 @@
 """`/permissions`: the approval mode, and the allow / ask / deny rules (list, add, remove).
 
     /permissions                          the mode and every rule in force, with where it comes from
-    /permissions ask|accept-edits|yolo    change the mode (saved)
+    /permissions ask|accept-edits|yolo|plan    change the mode (saved)
     /permissions allow|ask|deny RULE      add a rule (the project's settings; the user's with --user
                                           or while the project is not trusted)
     /permissions remove allow|ask|deny RULE [--user]
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from atomic.core.contract import Engine
 
 USAGE = (
-    "/permissions [ask|accept-edits|yolo] · /permissions allow|ask|deny RULE [--user] · "
+    "/permissions [ask|accept-edits|yolo|plan] · /permissions allow|ask|deny RULE [--user] · "
     "/permissions remove allow|ask|deny RULE [--user]"
 )
 _LISTS: dict[str, RuleList] = {"allow": "allow", "ask": "ask", "deny": "deny"}

@@ -17,6 +17,7 @@ from atomic.tui.conversation import (
     Conversation,
     EarlierMessages,
     NoteMessage,
+    PastedText,
     ThinkingBlock,
     UserMessageView,
 )
@@ -30,6 +31,11 @@ from atomic.tui.tool_format import result_text
 HISTORY_PAGE = 50
 FIRST_PAGE_SCREENS = 3
 CARD_LINES = 4  # a tool card's usual height, for the estimate
+# A live session folds its oldest turns into the same pager once the transcript holds more than
+# LIVE_WIDGET_LIMIT widgets, keeping about LIVE_WIDGETS_KEPT: every frame's layout walks every mounted
+# widget, so without this each turn cost a little more than the one before.
+LIVE_WIDGET_LIMIT = 80
+LIVE_WIDGETS_KEPT = 40
 
 
 def estimated_lines(message: Any, width: int) -> int:
@@ -73,6 +79,8 @@ class ConversationRenderer:
         self.history: list[Any] = []
         self.history_start = 0
         self.earlier: EarlierMessages | None = None
+        # Prompts sent with collapsed pastes, by their full text: their view keeps the pastes collapsed.
+        self.pasted_prompts: dict[str, list[str | PastedText]] = {}
         # The error of the newest failed reply, and the one being retried (one view per retry series).
         self.last_error: ProviderErrorView | None = None
         self.retry_view: ProviderErrorView | None = None
@@ -89,9 +97,15 @@ class ConversationRenderer:
             # later turn, and that call gets its own card instead of rewriting the earlier one.
             self.cards = {}
         elif isinstance(message, m.UserMessage):
-            self.conversation.add(UserMessageView(m.user_text(message)))
+            text = m.user_text(message)
+            self.conversation.add(UserMessageView(text, self.pasted_prompts.pop(text, None)))
         elif isinstance(message, m.CustomMessage) and message.display:
             self.conversation.add(NoteMessage(m.user_text(message)))
+
+    def remember_pastes(self, text: str, parts: list[str | tuple[int, str]]) -> None:
+        """`text` is about to be sent; when it arrives as a user message, show these parts (pastes collapsed)."""
+        if any(isinstance(part, tuple) for part in parts):
+            self.pasted_prompts[text] = [PastedText(part[1]) if isinstance(part, tuple) else part for part in parts]
 
     def on_assistant_event(self, event: Any) -> None:
         kind = event.type
@@ -227,6 +241,45 @@ class ConversationRenderer:
         note.update(Content(text))
         return note
 
+    # ------------------------------------------------------------------ keeping a live session light
+
+    def fold_old_turns(self, load_messages: Callable[[], list[Any]]) -> int:
+        """Unmount the oldest turns of a long live transcript; they come back from the pager above.
+
+        Only while the view follows the bottom (so nothing the user looks at moves), and only at a user
+        message, which is where the pager pages. `load_messages` gives the session's list as it is now
+        (called only when there is something to fold: it parses every message); the widgets kept are matched to it by counting user messages from the end. Returns how many widgets
+        went.
+        """
+        from atomic.core import messages as m
+
+        conversation = self.conversation
+        children = list(conversation.children)
+        if len(children) <= LIVE_WIDGET_LIMIT or not conversation.is_following():
+            return 0
+        cut = next(
+            (i for i in range(len(children) - LIVE_WIDGETS_KEPT, len(children)) if isinstance(children[i], UserMessageView)),
+            None,
+        )
+        if cut is None:
+            return 0
+        kept_users = sum(isinstance(w, UserMessageView) for w in children[cut:])
+        messages = load_messages()
+        user_positions = [i for i, message in enumerate(messages) if isinstance(message, m.UserMessage)]
+        if kept_users == 0 or len(user_positions) < kept_users:
+            return 0  # the transcript and the session disagree: better keep everything
+        start = user_positions[-kept_users]
+        gone = [w for w in children[:cut] if w is not self.earlier]
+        self.history = list(messages)
+        self.history_start = start
+        if self.earlier is not None and self.earlier.is_attached:
+            self.earlier.set_count(start)
+        else:
+            self.earlier = EarlierMessages(start)
+            conversation.mount(self.earlier, before=children[cut])
+        conversation.remove_children(gone)
+        return len(gone)
+
     # ------------------------------------------------------------------ history
 
     def render_history(self, messages: list[Any]) -> None:
@@ -264,13 +317,14 @@ class ConversationRenderer:
             start -= 1
         return start
 
-    def show_earlier(self) -> None:
-        """Mount the previous page of history above what is shown, keeping the view where it was."""
+    def show_earlier(self, everything: bool = False) -> bool:
+        """Mount the previous page of history (`everything`: all of it) above what is shown, keeping the
+        view where it was. False when there was nothing earlier."""
         earlier = self.earlier
         if earlier is None or not earlier.is_attached or not self.history_start:
-            return
+            return False
         end = self.history_start
-        self.history_start = self._page_start(end)
+        self.history_start = 0 if everything else self._page_start(end)
         widgets: list[Widget] = []
         cards: dict[str, ToolCard] = {}
         for message in self.history[self.history_start : end]:
@@ -290,6 +344,23 @@ class ConversationRenderer:
             conversation.scroll_to(y=scroll_before + grown, animate=False, immediate=True)
 
         conversation.call_after_refresh(keep_position)
+        return True
+
+    def earlier_text_contains(self, query: str) -> bool:
+        """Does a message not mounted yet (above the pager) hold `query` (case-insensitive, in its source)?"""
+        from atomic.core import messages as m
+
+        needle = query.lower()
+        for message in self.history[: self.history_start]:
+            if isinstance(message, m.AssistantMessage):
+                text = " ".join(b.text for b in message.content if isinstance(b, m.TextContent))
+            elif isinstance(message, m.ToolResultMessage):
+                text = result_text({"content": [b.to_wire() for b in message.content]})
+            else:
+                text = m.user_text(message)
+            if needle in text.lower():
+                return True
+        return False
 
     def _render_settled(self, message: Any, add: Callable[[Widget], None], cards: dict[str, ToolCard]) -> None:
         """Mount one stored message. `cards` maps the call ids of the latest assistant message to their cards

@@ -31,6 +31,8 @@ from textual.strip import Strip
 from textual.timer import Timer
 from textual.widget import Widget
 
+from atomic.tui.soft_wrap import WIDE, join_soft_breaks, soft_breaks
+
 FRAME_S = 1 / 15  # growing text is re-rendered at most this often
 # The flusher keeps its own work under about this share of the event loop, so keys are never starved.
 MAX_BUSY_SHARE = 0.3
@@ -379,7 +381,19 @@ class StreamingMarkdown(Widget):
         )
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
-        """The selected part of the text as shown (markdown rendered, code without its padding)."""
+        """The selected part of the text as written: markdown rendered, code without its padding, and no
+        newline where the text was only wrapped to the screen."""
+        lines = self.shown_lines()
+        if lines is None:
+            return None
+        # The mouse on a code block's padding cell gives column -1.
+        start, end = (None if o is None else Offset(max(0, o.x), o.y) for o in selection)
+        extracted = Selection(start, end).extract("\n".join(lines))
+        # Copied as written: the breaks the wrapping made are joined again.
+        return join_soft_breaks(extracted, start.y if start is not None else 0, self._soft_breaks(lines)), "\n"
+
+    def shown_lines(self) -> list[str] | None:
+        """The lines on screen, one per row (find maps its matches to rows with them)."""
         if not self.size.width:
             return None
         self._ensure_rendered(self.size.width)
@@ -390,9 +404,19 @@ class StreamingMarkdown(Widget):
                 continue
             shift = _code_pad(line, self._base_style)
             lines.append(line.text[shift:].rstrip())
-        # The mouse on a code block's padding cell gives column -1.
-        start, end = (None if o is None else Offset(max(0, o.x), o.y) for o in selection)
-        return Selection(start, end).extract("\n".join(lines)), "\n"
+        return lines
+
+    def _soft_breaks(self, shown: list[str]) -> list[str | None]:
+        """The join of every break between the shown lines (None: a real newline), found by walking them
+        beside the same blocks rendered unwrapped (a blank line between blocks, as shown)."""
+        dark = self.app.current_theme.dark
+        written: list[str] = []
+        for block in [*self._settled_blocks, self._tail]:
+            text = block.strip("\n")
+            lines = [strip.text for strip in self._render_block(text, WIDE, dark)] if text.strip() else []
+            if lines:
+                written += ([""] if written else []) + lines
+        return soft_breaks(shown, written)
 
     def notify_style_update(self) -> None:
         super().notify_style_update()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from textual.theme import Theme
 
 DARK = Theme(
@@ -63,10 +65,19 @@ LIGHT = Theme(
 THEMES = {"dark": DARK, "light": LIGHT}
 
 
-def theme_name_for(setting: str | None) -> str:
-    """Map the `theme` setting to a registered theme name (unknown names fall back to dark)."""
+def theme_name_for(setting: str | None, available: Iterable[str] = ()) -> str:
+    """Map the `theme` setting to a registered theme name: `dark`/`light` are Atomic's, any other name a
+    theme picked in the F1 palette (Textual's own); unknown names fall back to dark."""
     if setting in THEMES:
         return THEMES[setting].name
-    if setting in (DARK.name, LIGHT.name):
+    if setting in (DARK.name, LIGHT.name) or (setting is not None and setting in set(available)):
         return setting
     return DARK.name
+
+
+def setting_for_theme(name: str) -> str:
+    """What the `theme` setting saves for a theme picked in the app (the inverse of `theme_name_for`)."""
+    for setting, theme in THEMES.items():
+        if theme.name == name:
+            return setting
+    return name

@@ -21,6 +21,7 @@ from atomic.tui.tool_format import (
     diff_content,
     highlighted,
     language_for,
+    output_content,
     result_text,
     split_abort,
     summarize_args,
@@ -175,8 +176,8 @@ class ToolCard(VerticalGroup):
             full = diff_content(self.diff)
             lines = self.diff.splitlines()
         else:
-            lines = self.output.rstrip("\n").splitlines()
-            full = Content("\n".join(lines))
+            full = output_content(self.output.rstrip("\n"))
+            lines = full.plain.splitlines()
         # Bash and failures matter at the end; file contents at the start.
         from_end = self.tool_name == "bash" or self.status in ("failed", "aborted")
         limit = PREVIEW_LINES * 2 if self.diff is not None else PREVIEW_LINES

@@ -19,7 +19,15 @@ def ask_on_first_run(app: AppHost, *, then: Callable[[], Awaitable[None]]) -> bo
     offer = session.skipped_project_resources()
     if offer.empty:
         return False
-    app.push_screen(TrustScreen(trust, offer, first_run=True), lambda choice: _answer(app, choice, then))
+    screen = TrustScreen(trust, offer, first_run=True)
+
+    def answered(choice: TrustChoice | None) -> None:
+        if screen.typed_ahead:
+            app.editor.insert(screen.typed_ahead)  # typed while the dialog was open: nothing is lost
+        app.editor.focus()
+        _answer(app, choice, then)
+
+    app.push_screen(screen, answered)
     return True
 
 

@@ -133,3 +133,19 @@ async def test_switching_mode_emits_and_persists_on_request(make_session, agent_
     assert '"permissionMode": "accept-edits"' in (agent_dir / "settings.json").read_text()
     with pytest.raises(ValueError, match="Unknown permission mode"):
         session.set_permission_mode("sometimes")
+
+
+async def test_a_no_with_a_reason_tells_the_model_why(make_session, workdir: Path) -> None:
+    from atomic.core.permissions import ApprovalAnswer
+
+    async def approver(request: ApprovalRequest) -> ApprovalAnswer:
+        return ApprovalAnswer("reject_once", "  use the trash folder instead ")
+
+    session, _provider, _rec = await make_session([write_call("x.txt", "c1"), {"text": "ok"}], permission_mode="ask")
+    session.permissions.approver = approver
+    await session.prompt("go")
+    await session.wait_idle()
+    result = tool_results(session)[0]
+    assert result.is_error
+    assert result_text(result).endswith("The user says: use the trash folder instead")
+    assert not (workdir / "x.txt").exists()

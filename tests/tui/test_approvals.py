@@ -1,4 +1,5 @@
-"""Approvals in the terminal: the approval card answers with y / a / n; /permissions and f2 switch the mode."""
+"""Approvals in the terminal: the approval card above the editor answers with y / a / n (r: a reason) once
+the typing has paused; /permissions and f2 switch the mode."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from atomic.core.messages import ToolResultMessage
-from atomic.tui.screens.approval_screen import ApprovalScreen
+from atomic.tui.app import AtomicApp
+from atomic.tui.approval_card import READY_HINT, WAITING_HINT, ApprovalCard
 from tests.tui.helpers import make_app, submit, wait_for
 
 
@@ -18,19 +20,36 @@ def results(app: Any) -> list[ToolResultMessage]:
     return [m for m in app.session.messages() if isinstance(m, ToolResultMessage)]
 
 
+def card(app: AtomicApp) -> ApprovalCard | None:
+    return app.approver.card
+
+
+def result_text(message: ToolResultMessage) -> str:
+    return "".join(block.text for block in message.content if block.type == "text")
+
+
+async def wait_ready(app: AtomicApp, pilot: Any) -> ApprovalCard:
+    await wait_for(lambda: card(app) is not None and card(app).ready, pilot, timeout=10)
+    shown = card(app)
+    assert shown is not None
+    return shown
+
+
 async def test_y_allows_and_n_rejects(tmp_path: Path) -> None:
     cwd = tmp_path / "p"
     script = [bash("touch yes.txt", "c1"), {"text": "ran"}, bash("touch no.txt", "c2"), {"text": "ok"}]
     app = make_app(cwd, script, permission_mode="ask")
     async with app.run_test(size=(100, 30)) as pilot:
         await submit(pilot, "make yes")
-        await wait_for(lambda: isinstance(app.screen, ApprovalScreen), pilot, timeout=10)
-        assert app.screen.request.title == "Run `touch yes.txt`"
+        shown = await wait_ready(app, pilot)
+        assert shown.request.title == "Run `touch yes.txt`"
+        assert shown.border_title == "Allow bash?"
         await pilot.press("y")
         await wait_for(lambda: len(results(app)) == 1 and not app.session.is_streaming, pilot, timeout=10)
         assert (cwd / "yes.txt").exists()
+        assert card(app) is None and app.editor.has_focus
         await submit(pilot, "make no")
-        await wait_for(lambda: isinstance(app.screen, ApprovalScreen), pilot, timeout=10)
+        await wait_ready(app, pilot)
         await pilot.press("n")
         await wait_for(lambda: len(results(app)) == 2 and not app.session.is_streaming, pilot, timeout=10)
     assert not (cwd / "no.txt").exists()
@@ -44,13 +63,96 @@ async def test_a_remembers_the_command_for_the_session(tmp_path: Path) -> None:
     asked: list[str] = []
     async with app.run_test(size=(100, 30)) as pilot:
         await submit(pilot, "two files")
-        await wait_for(lambda: isinstance(app.screen, ApprovalScreen), pilot, timeout=10)
-        asked.append(app.screen.request.title)
+        asked.append((await wait_ready(app, pilot)).request.title)
         await pilot.press("a")
         await wait_for(lambda: not app.session.is_streaming and len(results(app)) == 2, pilot, timeout=10)
     # The second `touch` ran without a card.
     assert asked == ["Run `touch one.txt`"]
     assert (cwd / "one.txt").exists() and (cwd / "two.txt").exists()
+
+
+async def test_keys_typed_while_the_card_appears_go_to_the_editor(tmp_path: Path) -> None:
+    """The accident of the issue: typing "and" while `rm -rf build && …` asked, whose `a` approved it."""
+    cwd = tmp_path / "p"
+    (cwd / "build").mkdir(parents=True)
+    app = make_app(cwd, [bash("rm -rf build && echo gone", "c1"), {"text": "ok"}], permission_mode="ask")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await submit(pilot, "clean up")
+        await wait_for(lambda: card(app) is not None, pilot, timeout=10)
+        shown = card(app)
+        assert shown is not None and not shown.ready
+        await pilot.press("a", "n", "d", "space", "y", "enter")
+        await pilot.pause(0.1)
+        # Nothing was answered: the letters are in the editor and Enter sent them as a steer.
+        assert not shown.answered and card(app) is shown
+        assert (cwd / "build").exists()
+        assert "and y" in [*app.session.queue().steering, app.editor.text]
+        assert str(shown.query_one("#approval-hint").render()) == WAITING_HINT
+        await wait_ready(app, pilot)
+        assert str(shown.query_one("#approval-hint").render()) == READY_HINT
+        await pilot.press("n")
+        await wait_for(lambda: len(results(app)) == 1, pilot, timeout=10)
+    assert (cwd / "build").exists()
+    assert results(app)[0].is_error
+
+
+async def test_every_key_restarts_the_grace(tmp_path: Path) -> None:
+    cwd = tmp_path / "p"
+    app = make_app(cwd, [bash("touch x.txt", "c1"), {"text": "ok"}], permission_mode="ask")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await submit(pilot, "go")
+        await wait_for(lambda: card(app) is not None, pilot, timeout=10)
+        shown = card(app)
+        assert shown is not None
+        for letter in "yyyyy":
+            await pilot.press(letter)
+            await pilot.pause(0.3)  # under the grace each time, 1.5 s in all
+            assert not shown.ready
+        assert app.editor.text == "yyyyy"
+        assert not (cwd / "x.txt").exists()
+        await wait_ready(app, pilot)
+        assert shown.query_one("#approval-choices").has_focus
+
+
+async def test_enter_cannot_pick_the_highlighted_yes_during_the_grace(tmp_path: Path) -> None:
+    cwd = tmp_path / "p"
+    app = make_app(cwd, [bash("sleep 0", "c1"), {"text": "ok"}], permission_mode="ask")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await submit(pilot, "go")
+        await wait_for(lambda: card(app) is not None, pilot, timeout=10)
+        await pilot.press("enter")
+        await pilot.pause(0.1)
+        assert results(app) == []
+        await wait_ready(app, pilot)
+        await pilot.press("enter")  # now the highlighted "yes" is picked
+        await wait_for(lambda: len(results(app)) == 1, pilot, timeout=10)
+    assert not results(app)[0].is_error
+
+
+async def test_a_no_with_a_reason_reaches_the_model(tmp_path: Path) -> None:
+    cwd = tmp_path / "p"
+    app = make_app(cwd, [bash("rm -rf /tmp/x", "c1"), {"text": "ok"}], permission_mode="ask")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await submit(pilot, "go")
+        await wait_ready(app, pilot)
+        await pilot.press("r")
+        for key in "use trash":
+            await pilot.press("space" if key == " " else key)
+        await pilot.press("enter")
+        await wait_for(lambda: len(results(app)) == 1, pilot, timeout=10)
+    assert results(app)[0].is_error
+    assert "The user says: use trash" in result_text(results(app)[0])
+
+
+async def test_esc_on_the_card_rejects_and_keeps_the_run(tmp_path: Path) -> None:
+    cwd = tmp_path / "p"
+    app = make_app(cwd, [bash("touch x.txt", "c1"), {"text": "fine"}], permission_mode="ask")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await submit(pilot, "go")
+        await wait_ready(app, pilot)
+        await pilot.press("escape")
+        await wait_for(lambda: not app.session.is_streaming and app.session.last_assistant_text() == "fine", pilot, timeout=10)
+    assert results(app)[0].is_error
 
 
 async def test_permissions_command_and_f2_switch_the_mode(tmp_path: Path) -> None:

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
+
+from textual.binding import Binding
 
 from atomic.tui.keybindings import KeyTable, load_overrides, normalize_key
 from tests.tui.helpers import make_app
@@ -29,3 +32,18 @@ async def test_keybinding_override_applies_in_the_app(tmp_path: Path, agent_dir:
         await pilot.press("ctrl+y")
         assert app.session.thinking_level != before
 
+
+
+def test_docs_tui_lists_every_key() -> None:
+    """Every key id of the app and the editor, and every approval card key, is in docs/tui.md."""
+    from atomic.tui.approval_card import ApprovalCard
+    from atomic.tui.keybindings import APP_KEYS, EDITOR_KEYS
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "tui.md").read_text(encoding="utf-8")
+    missing = [spec.id for spec in (*APP_KEYS, *EDITOR_KEYS) if f"`{spec.id}`" not in doc]
+    assert missing == []
+    approvals = doc[doc.index("## Approvals") :].lower()
+    for binding in ApprovalCard.BINDINGS:
+        key = binding.key if isinstance(binding, Binding) else binding[0]
+        spelled = {"escape": "esc"}.get(key, key)
+        assert re.search(rf"^\| [^|\n]*\b{spelled}\b[^|\n]*\|", approvals, re.MULTILINE), key

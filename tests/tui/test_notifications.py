@@ -83,3 +83,41 @@ async def test_extension_notify_request_becomes_an_app_notification(tmp_path: Pa
         shown = [(n.message, n.severity) for n in app._notifications]
         assert ("Index rebuilt", "warning") in shown
 
+
+
+async def test_a_waiting_approval_sends_a_desktop_notification_when_enabled(tmp_path: Path, monkeypatch: Any) -> None:
+    from atomic.tui import events_bridge
+
+    sent: list[str] = []
+    monkeypatch.setattr(events_bridge, "desktop_notify", lambda app, title, body: sent.append(body))
+    script = [{"toolCalls": [{"name": "bash", "arguments": {"command": "echo hi"}, "id": "c1"}]}, {"text": "ok"}]
+    app = make_app(tmp_path / "p", script, permission_mode="ask")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(lambda: app.session_ready, pilot)
+        app.session.save_settings({"notifyOnTurnEnd": True})
+        await type_text(pilot, "go")
+        await pilot.press("enter")
+        await wait_for(lambda: app.approver.card is not None, pilot, timeout=10)
+        assert sent == ["Atomic is waiting for your approval: Run `echo hi`"]
+        await wait_for(lambda: app.approver.card is not None and app.approver.card.ready, pilot)
+        await pilot.press("y")
+        await wait_for(lambda: not app.session.is_streaming, pilot)
+
+
+async def test_notify_on_turn_end_is_a_declared_setting_shown_in_settings() -> None:
+    from atomic.core.settings import Settings
+    from atomic.tui.screens.settings_items import SETTING_ITEMS
+
+    assert Settings.model_validate({"notifyOnTurnEnd": True}).notify_on_turn_end is True
+    assert "notifyOnTurnEnd" in [item.key for item in SETTING_ITEMS]
+
+
+async def test_editor_padding_x_pads_the_editor(tmp_path: Path) -> None:
+    app = make_app(tmp_path / "p")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(lambda: app.session_ready, pilot)
+        width = app.editor.content_region.width
+        app.session.save_settings({"editorPaddingX": 3})
+        app.apply_settings()
+        await pilot.pause()
+        assert app.editor.content_region.width == width - 6

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from atomic.tui.screens.approval_screen import ApprovalScreen
 from tests.tui.helpers import make_app, submit, wait_for
 from tests.tui.test_approvals import bash, results
 
@@ -23,7 +22,7 @@ async def test_permissions_adds_lists_and_removes_rules(tmp_path: Path, agent_di
         await submit(pilot, "build it")
         # Nobody answers a card here: the command finished only because the rule covered it.
         await wait_for(lambda: len(results(app)) == 1 and not app.session.is_streaming, pilot, timeout=10)
-        assert not isinstance(app.screen, ApprovalScreen)
+        assert app.approver.card is None
         await submit(pilot, "/permissions remove allow Bash(make build:*)")
         await wait_for(lambda: any("Removed allow rule" in n.message for n in app._notifications), pilot)
         await submit(pilot, "/permissions allow Bash(unclosed")

@@ -163,6 +163,8 @@ async def test_ctrl_c_clears_then_quits_and_ctrl_d_quits_on_empty(tmp_path: Path
         assert app.is_running and app.editor.text == "some text"
         await pilot.press("ctrl+c")
         assert app.editor.text == "" and app.is_running
+        await pilot.press("ctrl+c")  # clearing a draft never counts towards quitting: "press again to quit"
+        assert app.is_running
         await pilot.press("ctrl+c")  # the fixed test clock makes this a double press
         await pilot.pause()
     assert app.return_code == 0
@@ -312,3 +314,68 @@ async def test_initial_message_from_the_command_line_is_sent(tmp_path: Path) -> 
     app = AtomicApp(options, clock=lambda: 0.0, cursor_blink=False, initial_message="from argv")
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_for(lambda: user_texts(app) == ["from argv"] and not app.session.is_streaming, pilot)
+
+
+async def test_the_exit_summary_says_how_to_resume(tmp_path: Path) -> None:
+    app = make_app(tmp_path / "p", [{"text": "hello"}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_text(pilot, "hi")
+        await pilot.press("enter")
+        await wait_for(lambda: not app.session.is_streaming and app.session.last_assistant_text() == "hello", pilot)
+        session_id = app.session.session_id
+        await pilot.press("ctrl+d")
+        await pilot.pause()
+    assert app.exit_summary is not None
+    assert " · 1 prompt · " in app.exit_summary
+    assert "`atomic -c`" in app.exit_summary and f"`atomic --session {session_id}`" in app.exit_summary
+
+
+async def test_no_exit_summary_for_an_empty_session(tmp_path: Path) -> None:
+    app = make_app(tmp_path / "p")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+d")
+        await pilot.pause()
+    assert app.exit_summary is None
+
+
+async def test_the_terminal_title_names_the_folder_and_the_state(tmp_path: Path) -> None:
+    from atomic.tui.terminal_title import title_for
+
+    cwd = tmp_path / "calc"
+    app = make_app(cwd, [{"text": "slow " * 100, "chunkSize": 4, "delayMs": 10}])
+    titles: list[str] = []
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(lambda: app.session_ready, pilot)
+        assert app.terminal_title == "atomic · calc"
+        await type_text(pilot, "go")
+        await pilot.press("enter")
+        await wait_for(lambda: app.terminal_title == "atomic · calc · working", pilot)
+        titles.append(app.terminal_title)
+        await wait_for(lambda: not app.session.is_streaming, pilot)
+        await pilot.pause(0.05)
+        assert app.terminal_title == "atomic · calc"
+    assert title_for(cwd, "waiting for approval") == "atomic · calc · waiting for approval"
+
+
+async def test_a_large_paste_stays_collapsed_in_the_transcript(tmp_path: Path) -> None:
+    from atomic.tui.conversation import UserMessageView
+    from atomic.tui.find_bar import find_matches
+
+    app = make_app(tmp_path / "p", [{"text": "ok"}])
+    pasted = "\n".join(f"pasted row {i}" for i in range(2000))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_text(pilot, "look at this: ")
+        app.post_message(events.Paste(pasted))
+        await pilot.pause()
+        await type_text(pilot, " thanks")
+        await pilot.press("enter")
+        await wait_for(lambda: not app.session.is_streaming and len(user_texts(app)) == 1, pilot)
+        assert user_texts(app) == ["look at this: " + pasted + " thanks"]  # the model gets all of it
+        view = app.conversation.query_one(UserMessageView)
+        shown = str(view.render())
+        assert shown == "look at this: [pasted 2,000 lines · click to expand] thanks"
+        assert find_matches(app.conversation, "pasted row 1500") == []  # hidden lines are not searched
+        await pilot.click(UserMessageView)
+        await pilot.pause()
+        assert "pasted row 1500" in str(view.render())

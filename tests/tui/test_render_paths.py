@@ -167,3 +167,23 @@ async def test_long_session_shows_its_newest_messages_and_loads_older_ones_at_th
         assert not conversation.query(EarlierMessages)
         assert conversation.query(UserMessageView).first().text == "Question 0"
         assert len(conversation.query(UserMessageView)) == 150
+
+
+async def test_ctrl_home_reaches_the_first_message_of_a_resumed_session_in_one_press(tmp_path: Path) -> None:
+    from atomic.tui.conversation import EarlierMessages, UserMessageView
+
+    cwd = tmp_path / "p"
+    cwd.mkdir()
+    session_file = tmp_path / "long.jsonl"
+    _write_long_session(session_file, cwd, 300)
+    app = make_app(cwd, session=str(session_file))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert app.conversation.query(EarlierMessages)
+        await pilot.press("ctrl+home")
+        await pilot.pause(0.2)
+        conversation = app.conversation
+        first = conversation.query(UserMessageView).first()
+        assert first.text == "Question 0"
+        assert conversation.scroll_y == 0 and first.region.y >= conversation.content_region.y
+        assert not conversation.query(EarlierMessages)

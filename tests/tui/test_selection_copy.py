@@ -158,3 +158,40 @@ async def test_ctrl_y_copies_the_last_reply_and_alt_y_its_code_block(tmp_path: P
         await wait_for(lambda: len(clipboard) == 2, pilot)
         assert clipboard == [REPLY_WITH_CODE, "print('hi')"]
 
+
+
+WRAPPING = {
+    "text": (
+        "Run this command to rebuild everything from scratch before you try the new parser again:\n\n"
+        "`uv run python -m build --wheel --outdir dist/wheels/with/a/long/path --no-isolation --verbose`\n\n"
+        "- a list item that is long enough to wrap on a terminal that is only sixty columns wide\n\n"
+        "See https://example.com/a/very/long/url/that/does/not/fit/on/one/line/of/sixty/columns/at/all\n\n"
+        "```python\ndef add(a, b):\n    return a + b\n```"
+    )
+}
+
+
+async def test_a_copy_has_no_newlines_where_the_text_was_only_wrapped(tmp_path: Path) -> None:
+    app = make_app(tmp_path / "p", [WRAPPING])
+    async with app.run_test(size=(60, 40)) as pilot:
+        await send(pilot, "how", 2)
+        reply = app.conversation.query_one(AssistantText)
+        assert reply.size.height > 10  # it is wrapped on screen
+        text = reply.get_selection(SELECT_ALL)
+        assert text is not None
+        lines = text[0].split("\n")
+        assert "Run this command to rebuild everything from scratch before you try the new parser again:" in lines
+        assert "uv run python -m build --wheel --outdir dist/wheels/with/a/long/path --no-isolation --verbose" in lines
+        assert any(line.endswith("a list item that is long enough to wrap on a terminal that is only sixty columns wide") for line in lines)
+        assert "See https://example.com/a/very/long/url/that/does/not/fit/on/one/line/of/sixty/columns/at/all" in lines
+        assert "def add(a, b):" in lines and "    return a + b" in lines  # code exactly
+
+
+def test_soft_breaks_join_wrapped_rows_and_keep_the_rest() -> None:
+    from atomic.tui.soft_wrap import join_soft_breaks, soft_breaks
+
+    shown = ["one two", "  three", "", "https://a.example/long", "/path", "│ a │ b │"]
+    written = ["one two three", "", "https://a.example/long/path", "| a | b |"]
+    joins = soft_breaks(shown, written)
+    assert joins == [" ", None, None, "", None]  # the table row does not line up: left as shown
+    assert join_soft_breaks("\n".join(shown), 0, joins) == "one two three\n\nhttps://a.example/long/path\n│ a │ b │"

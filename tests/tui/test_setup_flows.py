@@ -233,3 +233,20 @@ async def test_a_compaction_retry_counts_down_and_esc_cancels_it(tmp_path: Path,
         (line,) = [n for n in notes(app) if n.text.startswith(("⟳", "Compaction"))]
         assert line.text == "Compaction cancelled: the context is unchanged." and line.kind == "warning"
         assert not app.working.has_class("-active")
+
+
+async def test_without_a_key_the_guide_appears_once_and_enter_adds_one_line(tmp_path: Path) -> None:
+    app = no_key_app(tmp_path / "p")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause(0.3)
+        assert app.conversation.scroll_y == 0  # the welcome is read from its top
+        for text in ("hello", "again"):
+            app.editor.clear_all()
+            await run_command(pilot, text)
+            await pilot.pause(0.2)
+        shown = [n.text for n in notes(app)]
+        guides = [t for t in shown if "API_KEY" in t]
+        assert len(guides) == 1  # the welcome guide, and only it, names the key variables
+        reminders = [n.text for n in notes(app, "error")]
+        assert len(reminders) == 2 and all("\n" not in r and "API_KEY" not in r for r in reminders)
+        assert not any("start `atomic`" in t for t in shown)

@@ -231,3 +231,15 @@ async def test_ctrl_o_expands_and_collapses_tool_output(tmp_path: Path) -> None:
         assert card._preview.display and not card._full.display
         assert card.outer_size.height == collapsed_height
 
+
+
+
+def test_tool_output_with_ansi_colours_keeps_them_as_styles() -> None:
+    """For tools whose results carry colour codes (MCP and extension tools; bash output is cleaned by the
+    engine before anyone sees it)."""
+    from atomic.tui.tool_format import output_content
+
+    shown = output_content("\x1b[31mFAILED\x1b[0m test_parser\n\x1b[1;32mPASSED\x1b[0m test_cache\x1b]0;title\x07")
+    assert shown.plain == "FAILED test_parser\nPASSED test_cache"
+    assert [(span.start, span.end) for span in shown.spans] == [(0, 6), (19, 25)]
+    assert output_content("plain [not markup]").plain == "plain [not markup]"

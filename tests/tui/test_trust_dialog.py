@@ -123,3 +123,17 @@ async def test_initial_message_waits_for_the_answer(tmp_path: Path, agent_dir: P
         await wait_for(lambda: len(app.session.messages()) >= 2, pilot)
         # The prompt went out with the project's context file, trusted just before.
         assert "project rules" in behind(app).system_prompt
+
+
+async def test_letters_typed_while_the_first_run_dialog_is_open_reach_the_editor(tmp_path: Path, agent_dir: Path) -> None:
+    cwd = project_with_extension(tmp_path / "repo")
+    app = make_app(cwd)
+    async with app.run_test(size=(110, 40)) as pilot:
+        await open_dialog(app, pilot)
+        await pilot.press(*"fix", "space", *"it")
+        assert isinstance(app.screen, TrustScreen)  # letters choose nothing
+        await pilot.press("enter")  # still picks the highlighted choice: Trust
+        await wait_for(lambda: app.session.project_trust.trusted, pilot)
+        await wait_for(lambda: app.editor.text == "fix it", pilot)
+        assert app.editor.has_focus
+    assert TrustStore(agent_dir).lookup(cwd) == (cwd.resolve(), True)

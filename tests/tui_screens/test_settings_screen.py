@@ -143,11 +143,36 @@ async def test_typing_filters_the_list(tmp_path: Path) -> None:
         await pilot.press(*"bell")
         ids = [o.id for o in screen.query_one(OptionList).options]
         assert ids[0] == "bellOnTurnEnd"
+        await pilot.press("enter")  # ends the search: the rows take the keys again
+        assert "bellOnTurnEnd" not in saved()
         await pilot.press("space")
         assert read_settings()["bellOnTurnEnd"] is False
         await pilot.press("escape")  # clears the filter first
         assert len(screen.query_one(OptionList).options) > 10
         assert app.screen is screen
+
+
+def saved() -> dict[str, Any]:
+    try:
+        return read_settings()
+    except FileNotFoundError:
+        return {}
+
+
+async def test_typing_a_search_never_changes_a_setting(tmp_path: Path) -> None:
+    app = HostApp(tmp_path, SettingsScreen)
+    async with app.run_test(size=(110, 34)) as pilot:
+        screen = await wait_for_modal(pilot)
+        for key in "auto compact":
+            await pilot.press("space" if key == " " else key)
+        assert screen.filter_text == "auto compact"
+        await pilot.press("right")  # ends the search, changes nothing
+        assert not screen.searching and app.session.auto_compaction_enabled is True
+        await pilot.press(*"x y")  # a new search, space included
+        assert screen.filter_text == "auto compactx y"
+        await pilot.press("enter")
+        assert not screen.searching
+    assert "compaction" not in saved() and app.session.auto_compaction_enabled is True
 
 
 async def test_broken_settings_file_is_not_overwritten_and_nothing_changes(tmp_path: Path) -> None:

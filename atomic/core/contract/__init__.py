@@ -13,7 +13,8 @@ Also part of the contract, because they already are frozen or typed value object
 `Model` (model_types), `Settings` (settings; read it, change it through `Engine.save_settings`),
 `ProjectTrust` and `ProjectOffer` (trust, project_offer), `UiAnswer` and `check_answer` (an answer
 to an extension dialog and its check), the permission vocabulary (`ApprovalRequest`, `Decision`,
-`PERMISSION_MODES`, `needs_approval`), the editor-files vocabulary ACP implements (`EditorFiles`,
+`PERMISSION_MODES`, `needs_approval`, `ApprovalAnswer`), `preview_change` (what a write or edit call
+would do, for an approval card), the editor-files vocabulary ACP implements (`EditorFiles`,
 `FileChange`, `ToolError`), `trust_change_message` and `parse_acp_servers` (ACP's MCP server list for
 `SessionOptions.mcp_servers`).
 
@@ -43,6 +44,7 @@ from atomic.core.extensions.ui import UiAnswer, UiAnswerError, check_answer
 from atomic.core.model_types import Model
 from atomic.core.permissions import (
     PERMISSION_MODES,
+    ApprovalAnswer,
     ApprovalRequest,
     Approver,
     Decision,
@@ -53,6 +55,7 @@ from atomic.core.permissions import (
 )
 from atomic.core.settings import Settings
 from atomic.core.tools.base import EditorFiles, FileChange, ToolError
+from atomic.core.tools.change_preview import ChangePreview, preview_change
 from atomic.core.trust import HOW_TO_TRUST, ProjectTrust, trust_change_message
 
 if TYPE_CHECKING:
@@ -123,10 +126,12 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "HOW_TO_TRUST",
     "PERMISSION_MODES",
+    "ApprovalAnswer",
     "ApprovalRequest",
     "Approver",
     "AuthStatus",
     "BashChunk",
+    "ChangePreview",
     "CommandInfo",
     "CompactionFailed",
     "CompactionOutcome",
@@ -184,6 +189,7 @@ __all__ = [
     "needs_approval",
     "open_engine",
     "web_sources",
+    "preview_change",
     "parse_acp_servers",
     "session_folder",
     "subscription_logins",

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from atomic.core.messages import AssistantMessage
 from atomic.core.model_types import Model
@@ -11,35 +13,71 @@ from atomic.core.session.store import SessionStore
 from atomic.core.tools.base import Tool
 
 
-def session_stats(store: SessionStore, messages: list[Any], context: dict[str, Any] | None) -> dict[str, Any]:
-    """Counts, tokens and cost over the current branch (the `get_session_stats` answer)."""
-    tokens = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}
-    cost = 0.0
-    counts = {"user": 0, "assistant": 0, "toolCalls": 0, "toolResults": 0}
-    for record in store.path_to():
-        if record.type != "message":
-            continue
-        message = record.data.get("message") or {}
+@dataclass
+class _BranchTotals:
+    """Counts and tokens from the root down to `leaf_id`."""
+
+    leaf_id: str | None = None
+    tokens: dict[str, int] = field(default_factory=lambda: {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0})
+    cost: float = 0.0
+    counts: dict[str, int] = field(default_factory=lambda: {"user": 0, "assistant": 0, "toolCalls": 0, "toolResults": 0})
+
+    def add(self, message: dict[str, Any]) -> None:
         role = message.get("role")
         if role == "user":
-            counts["user"] += 1
+            self.counts["user"] += 1
         elif role == "assistant":
-            counts["assistant"] += 1
-            counts["toolCalls"] += sum(1 for b in message.get("content", []) if b.get("type") == "toolCall")
+            self.counts["assistant"] += 1
+            self.counts["toolCalls"] += sum(1 for b in message.get("content", []) if b.get("type") == "toolCall")
             usage = message.get("usage") or {}
             for key in ("input", "output", "cacheRead", "cacheWrite"):
-                tokens[key] += int(usage.get(key, 0) or 0)
-            cost += float((usage.get("cost") or {}).get("total", 0) or 0)
+                self.tokens[key] += int(usage.get(key, 0) or 0)
+            self.cost += float((usage.get("cost") or {}).get("total", 0) or 0)
         elif role == "toolResult":
-            counts["toolResults"] += 1
+            self.counts["toolResults"] += 1
             details = message.get("details")
             if message.get("toolName") == "task" and isinstance(details, dict):
                 # A subagent's own turns are in its file; its tokens and cost count for the session.
                 usage = details.get("usage")
                 child: dict[str, Any] = usage if isinstance(usage, dict) else {}
                 for key in ("input", "output", "cacheRead", "cacheWrite"):
-                    tokens[key] += int(child.get(key, 0) or 0)
-                cost += float(details.get("cost", 0) or 0)
+                    self.tokens[key] += int(child.get(key, 0) or 0)
+                self.cost += float(details.get("cost", 0) or 0)
+
+
+# Entries are only ever appended, so the totals down to a leaf stay true: the next call on the same
+# branch adds only what came after it (a frontend asks after every message; a full walk grew with the
+# session). A walk that never meets the remembered leaf (another branch) starts from zero.
+_TOTALS: WeakKeyDictionary[SessionStore, _BranchTotals] = WeakKeyDictionary()
+
+
+def _branch_totals(store: SessionStore) -> _BranchTotals:
+    known = _TOTALS.get(store)
+    newer: list[dict[str, Any]] = []
+    current, seen = store.leaf_id, set()
+    while current is not None and current not in seen and (known is None or current != known.leaf_id):
+        seen.add(current)
+        record = store.by_id.get(current)
+        if record is None:
+            break
+        if record.type == "message":
+            newer.append(record.data.get("message") or {})
+        current = record.parent_id
+    reached_known = known is not None and current is not None and current == known.leaf_id
+    totals = known if reached_known and known is not None else _BranchTotals()
+    for message in reversed(newer):
+        totals.add(message)
+    totals.leaf_id = store.leaf_id
+    _TOTALS[store] = totals
+    return totals
+
+
+def session_stats(store: SessionStore, messages: list[Any], context: dict[str, Any] | None) -> dict[str, Any]:
+    """Counts, tokens and cost over the current branch (the `get_session_stats` answer)."""
+    totals = _branch_totals(store)
+    tokens = {**totals.tokens, "total": 0}
+    cost = totals.cost
+    counts = totals.counts
     tokens["total"] = tokens["input"] + tokens["output"] + tokens["cacheRead"] + tokens["cacheWrite"]
     data: dict[str, Any] = {
         "sessionId": store.session_id,

@@ -112,8 +112,16 @@ class ApprovalRequest:
         return ", ".join(self.always_rules) if self.always_rules else None
 
 
+@dataclass(frozen=True)
+class ApprovalAnswer:
+    """A decision with the person's words for the model (a "no, because …")."""
+
+    decision: Decision
+    reason: str = ""
+
+
 # An approver returns None when nobody could be asked (no frontend that answers dialogs).
-Approver = Callable[[ApprovalRequest], Awaitable[Decision | None]]
+Approver = Callable[[ApprovalRequest], Awaitable[Decision | ApprovalAnswer | None]]
 # Saves an "always" rule where it lasts (settings); returns a problem to report, or None.
 RuleSaver = Callable[[str], str | None]
 
@@ -369,7 +377,9 @@ class PermissionPolicy:
         if not self._must_ask(call, rules) and self._allowed_without_asking(call, rules):
             return None
         request = self._request(tool_call_id, call)
-        decision = await self.approver(request) if self.approver is not None else None
+        answer = await self.approver(request) if self.approver is not None else None
+        reason = answer.reason.strip() if isinstance(answer, ApprovalAnswer) else ""
+        decision = answer.decision if isinstance(answer, ApprovalAnswer) else answer
         if decision is None:
             return (
                 f"{request.title} needs approval (permission mode {self.mode}), and nobody can approve it "
@@ -378,6 +388,8 @@ class PermissionPolicy:
         self._remember(request, decision)
         if decision in ("allow_once", "allow_always"):
             return None
+        if reason:
+            return f"The user rejected this call: {request.title}. The user says: {reason}"
         return f"The user rejected this call: {request.title}."
 
     def _remember(self, request: ApprovalRequest, decision: Decision) -> None:

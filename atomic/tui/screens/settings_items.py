@@ -83,7 +83,7 @@ SETTING_ITEMS: list[SettingItem] = [
     _item("quietStartup", lambda s: bool(s.settings.quiet_startup)),
     _item("doubleEscapeAction", lambda s: s.settings.double_escape_action),
     _item("bellOnTurnEnd", lambda s: bool(s.settings.bell_on_turn_end)),
-    _item("animations", lambda s: bool(s.settings.animations)),
+    _item("notifyOnTurnEnd", lambda s: bool(s.settings.notify_on_turn_end)),
     _item("editorPaddingX", lambda s: int(s.settings.editor_padding_x)),
     _item("images.blockImages", lambda s: bool(s.settings.images.block_images)),
     _item("webSearch", lambda s: bool(s.settings.web_search)),

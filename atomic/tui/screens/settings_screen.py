@@ -4,7 +4,9 @@ The screen saves a change and applies it to the engine; for what the app shows (
 posts a `SettingChanged` message, which bubbles to the app: the app applies its own look, never the screen.
 
 Keys: ↑↓ move, Enter/Space/→ next value (or edit a number/text), ← previous value, typing filters,
-Backspace edits the filter, Esc closes (or leaves the edit box).
+Backspace edits the filter, Esc closes (or leaves the edit box). Typing a search never changes a
+setting: while it is being typed, Space is part of it and Enter, ←/→ only end it (the rows take the
+keys again); ↑↓ end it too.
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ class SettingsScreen(AtomicModal[str]):
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "activate", "Change", show=False, priority=True),
-        Binding("space", "activate", "Change", show=False, priority=True),
+        Binding("space", "activate('space')", "Change", show=False, priority=True),
         Binding("right", "step(1)", "Next", show=False, priority=True),
         Binding("left", "step(-1)", "Previous", show=False, priority=True),
         Binding("backspace", "filter_backspace", show=False, priority=True),
@@ -67,6 +69,8 @@ class SettingsScreen(AtomicModal[str]):
         self.filter_text = ""
         self.editing: SettingItem | None = None
         self.changed: list[str] = []
+        # True from the first key of a search until Enter, an arrow or a click: keys go to the search.
+        self.searching = False
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="atomic-panel"):
@@ -111,8 +115,14 @@ class SettingsScreen(AtomicModal[str]):
         option_list.highlighted = index if visible else None
         self.query_one(".panel-empty", Static).display = not visible
         search = self.query_one("#settings-filter", Static)
-        if self.filter_text:
-            search.update(Content.assemble("Search: ", (self.filter_text, "bold"), ("▏", "$text-accent")))
+        if self.filter_text and self.searching:
+            search.update(
+                Content.assemble(
+                    "Search: ", (self.filter_text, "bold"), ("▏", "$text-accent"), ("  enter: go to the list", "$foreground-muted")
+                )
+            )
+        elif self.filter_text:
+            search.update(Content.assemble("Search: ", (self.filter_text, "bold")))
         else:
             search.update(Content.styled("Type to search", "$foreground-muted"))
         self._show_description()
@@ -128,6 +138,7 @@ class SettingsScreen(AtomicModal[str]):
     @on(OptionList.OptionSelected, "#settings-list")
     def _clicked(self, event: OptionList.OptionSelected) -> None:
         event.stop()
+        self.searching = False  # a click is on a row, not in the search
         self.action_activate()
 
     def _highlighted_item(self) -> SettingItem | None:
@@ -145,15 +156,24 @@ class SettingsScreen(AtomicModal[str]):
     def on_key(self, event: events.Key) -> None:
         if self.editing is not None:
             return
+        if event.key in ("up", "down", "pageup", "pagedown") and self.searching:
+            self._end_search()  # the arrow still moves the highlight
+            return
         if event.is_printable and event.character and event.character != " ":
             self.filter_text += event.character
+            self.searching = True
             self._rebuild()
             event.stop()
             event.prevent_default()
 
+    def _end_search(self) -> None:
+        self.searching = False
+        self._rebuild()
+
     def action_filter_backspace(self) -> None:
         if self.filter_text:
             self.filter_text = self.filter_text[:-1]
+            self.searching = bool(self.filter_text)
             self._rebuild()
 
     def action_cancel(self) -> None:
@@ -162,11 +182,19 @@ class SettingsScreen(AtomicModal[str]):
             return
         if self.filter_text:
             self.filter_text = ""
+            self.searching = False
             self._rebuild()
             return
         self.dismiss(f"Settings saved ({', '.join(self.changed)})" if self.changed else None)
 
-    def action_activate(self) -> None:
+    def action_activate(self, key: str = "enter") -> None:
+        if self.searching:
+            if key == "space":
+                self.filter_text += " "
+                self._rebuild()
+            else:
+                self._end_search()
+            return
         item = self._highlighted_item()
         if item is None:
             return
@@ -176,6 +204,9 @@ class SettingsScreen(AtomicModal[str]):
             self._change(item, 1)
 
     def action_step(self, direction: int) -> None:
+        if self.searching:
+            self._end_search()
+            return
         item = self._highlighted_item()
         if item is None or item.kind == "text":
             return

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar, Literal
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -65,6 +65,7 @@ class TrustScreen(ModalScreen[TrustChoice | None]):
 
     def __init__(self, trust: ProjectTrust, offer: ProjectOffer, *, first_run: bool, can_forget: bool = False) -> None:
         super().__init__()
+        self.typed_ahead = ""
         self.trust = trust
         self.offer = offer
         self.first_run = first_run
@@ -94,6 +95,14 @@ class TrustScreen(ModalScreen[TrustChoice | None]):
                 options.append(Option("Forget the saved decision", id="forget"))
             yield OptionList(*options, id="trust-choices")
             yield Static("↑↓ move · enter choose · esc close", classes="panel-hint")
+
+    def on_key(self, event: events.Key) -> None:
+        # The first-run dialog opens while the user may already be typing: letters are kept for the
+        # editor (the trust flow puts them there once it closes); Enter still picks the highlighted choice.
+        if event.is_printable and event.character:
+            self.typed_ahead += event.character
+            event.stop()
+            event.prevent_default()
 
     def on_mount(self) -> None:
         choices = self.query_one("#trust-choices", OptionList)

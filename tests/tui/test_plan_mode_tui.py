@@ -1,0 +1,34 @@
+"""Plan mode in the TUI: F2 reaches it, the footer names it, and exit_plan's card shows the plan and
+switches the mode back when the user says yes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.tui.helpers import make_app, submit, wait_for
+from tests.tui.test_approvals import card, wait_ready
+
+PLAN = "## Plan\n1. Rename parse() to read_config()\n2. Run the tests"
+
+
+async def test_f2_cycles_into_plan_mode(tmp_path: Path) -> None:
+    app = make_app(tmp_path / "p", [], permission_mode="yolo")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(lambda: app.session is not None and app.session_ready, pilot)
+        await pilot.press("f2")
+        assert app.session.permission_mode == "plan"
+        assert "plan" in str(app.footer.render())
+
+
+async def test_the_plan_card_shows_the_plan_and_yes_leaves_plan_mode(tmp_path: Path) -> None:
+    script = [{"toolCalls": [{"name": "exit_plan", "id": "p1", "arguments": {"plan": PLAN}}]}, {"text": "on it"}]
+    app = make_app(tmp_path / "p", script, permission_mode="ask")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await wait_for(lambda: app.session is not None and app.session_ready, pilot)
+        app.session.set_permission_mode("plan")
+        await submit(pilot, "plan the rename")
+        shown = await wait_ready(app, pilot)
+        assert "Rename parse() to read_config()" in shown.request.title
+        await pilot.press("y")
+        await wait_for(lambda: card(app) is None and not app.session.is_streaming, pilot, timeout=10)
+        assert app.session.permission_mode == "ask"
