@@ -97,6 +97,17 @@ def test_the_layers_below_the_engine_do_not_import_it() -> None:
     assert offenders == []
 
 
+def test_the_loop_imports_neither_the_engine_nor_the_extensions() -> None:
+    """The agent loop runs on the values and callables of its AgentConfig: atomic/core/agent imports neither atomic.core.engine nor atomic.core.extensions."""
+    offenders = [
+        f"{_rel(p)} imports {n}"
+        for p in (CORE / "agent").rglob("*.py")
+        for n in _imports(p)
+        if n.startswith(("atomic.core.engine", "atomic.core.extensions"))
+    ]
+    assert offenders == []
+
+
 # ------------------------------------------------------------------------------------------ import cycles
 
 # Each entry is one strongly connected component of the import graph (sorted module names).

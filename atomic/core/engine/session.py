@@ -21,11 +21,11 @@ from atomic.core.engine.errors import PromptRejected
 from atomic.core.engine.model_selection import ModelSelection
 from atomic.core.engine.owned_messages import OwnedMessages
 from atomic.core.engine.plan_review import PlanReview
+from atomic.core.engine.run_config import run_config
 from atomic.core.engine.session_files import SessionFiles
 from atomic.core.engine.todos import TodoTracker
 from atomic.core.events import (
     AgentSettled,
-    CompactionReason,
     Event,
     ExtensionError,
     PermissionModeChanged,
@@ -118,7 +118,6 @@ class AgentSession:
         self.todos = TodoTracker(self.emit)
         # Runs the `task` tool's children (installed by the factory when the tool is on).
         self.subagents: SubagentRunner | None = None
-        self.pending_tool_results: list[ToolResultMessage] | None = None
         # Direct bash results and extension messages that finish later, stored in their own session.
         self.owned_messages = OwnedMessages(
             active_store=lambda: self.store, is_streaming=lambda: self.is_streaming, record=self.record_message
@@ -611,7 +610,7 @@ class AgentSession:
         # the run takes first is on disk already, in the queue journal.
         for message in pending:
             self.record_message(message)
-        run = AgentRun(self, recorded=pending)
+        run = AgentRun(run_config(self), recorded=pending)
         self._current_run = run
 
         base_prompt = self.system_prompt
@@ -646,8 +645,8 @@ class AgentSession:
 
     async def after_run(self, run: AgentRun) -> None:
         """After a run: threshold compaction, then nothing else (queued messages wait for the next run)."""
-        if not run.aborted and self.needs_threshold_compaction():
-            await self.compact_for("threshold", False)
+        if not run.aborted and self.compaction.needs_threshold_compaction():
+            await self.compaction.compact_for("threshold", False)
 
     def _flush_deferred(self) -> None:
         # Direct bash results that finished while the agent streamed are stored once it is idle,
@@ -694,16 +693,6 @@ class AgentSession:
 
     def set_auto_retry(self, enabled: bool) -> None:
         self.auto_retry_enabled = enabled
-
-    def needs_threshold_compaction(self) -> bool:
-        return self.compaction.needs_threshold_compaction()
-
-    async def compact_for(self, reason: CompactionReason, will_retry: bool) -> bool:
-        """Automatic compaction from inside a run; True when it succeeded."""
-        return await self.compaction.compact_for(reason, will_retry)
-
-    def report_unresolved_overflow(self) -> None:
-        self.compaction.report_unresolved_overflow()
 
     async def compact(self) -> dict[str, Any]:
         """Manual compaction (RPC `compact`, TUI `/compact`). Raises CompactionFailed with a clear message."""
