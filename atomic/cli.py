@@ -173,6 +173,11 @@ def skip_pydantic_plugin_scan() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     skip_pydantic_plugin_scan()
+    words = sys.argv[1:] if argv is None else argv
+    if words[:1] == ["mcp"]:
+        from atomic.mcp_login import run as run_mcp_command
+
+        return run_mcp_command(words[1:])
     parser = build_parser()
     args, unknown = parser.parse_known_args(argv)
     extra_flags, error = _split_unknown(unknown)

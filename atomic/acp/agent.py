@@ -9,52 +9,42 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from acp import PROTOCOL_VERSION, RequestError
 from acp.schema import (
-    AgentCapabilities,
     AuthenticateResponse,
-    AuthMethodAgent,
+    ClientCapabilities,
     CloseSessionResponse,
-    EnvVarAuthMethod,
-    Implementation,
     InitializeResponse,
     ListSessionsResponse,
     LoadSessionResponse,
-    McpCapabilities,
     NewSessionResponse,
-    PromptCapabilities,
     PromptResponse,
     ResumeSessionResponse,
-    SessionCapabilities,
-    SessionCloseCapabilities,
     SessionInfo,
-    SessionListCapabilities,
-    SessionResumeCapabilities,
     SetSessionConfigOptionResponse,
     SetSessionModeResponse,
-    TerminalAuthMethod,
 )
 
-from atomic import __version__
 from atomic.acp.client_files import ClientFiles
-from atomic.acp.config import apply_option, apply_thinking_level, config_options, thinking_modes
+from atomic.acp.client_terminal import ClientTerminal
+from atomic.acp.config import apply_mode, apply_option, approval_modes, config_options
+from atomic.acp.errors import internal_error, invalid_params, invalid_request
+from atomic.acp.handshake import initialize_result, login_methods
+from atomic.acp.mcp_commands import run_mcp_command
 from atomic.acp.prompt_blocks import flatten_prompt
 from atomic.acp.replay import replay
 from atomic.acp.session_bridge import SessionBridge
+from atomic.acp.ui_dialogs import AcpDialogs
 from atomic.core.contract import (
     Engine,
     PromptRejected,
     SessionOptions,
     StartupError,
     find_session_file,
-    has_usable_model,
     list_session_summaries,
     open_engine,
     parse_acp_servers,
     session_folder,
 )
-
-ACP_PROTOCOL_VERSION = 1
 
 
 def _log(text: str) -> None:
@@ -68,6 +58,9 @@ class AtomicAcpAgent:
         self.conn: Any = None
         self.sessions: dict[str, SessionBridge] = {}
         self.client_fs: Any = None  # the client's fs capabilities from initialize
+        self.client_elicits = False  # whether the client offers form elicitation
+        self.client_terminals = False  # whether the client offers terminal/*
+        self.dialogs: dict[str, AcpDialogs] = {}
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
@@ -76,27 +69,24 @@ class AtomicAcpAgent:
 
     async def initialize(self, protocol_version: int, client_capabilities: Any = None, client_info: Any = None,
                          **_kwargs: Any) -> InitializeResponse:
-        self.client_fs = client_capabilities.fs if client_capabilities is not None else None
-        return InitializeResponse(
-            protocol_version=min(protocol_version, ACP_PROTOCOL_VERSION, PROTOCOL_VERSION),
-            agent_info=Implementation(name="atomic", title="Atomic", version=__version__),
-            agent_capabilities=AgentCapabilities(
-                load_session=True,
-                prompt_capabilities=PromptCapabilities(image=True, embedded_context=True),
-                mcp_capabilities=McpCapabilities(http=True),
-                session_capabilities=SessionCapabilities(
-                    list=SessionListCapabilities(),
-                    resume=SessionResumeCapabilities(),
-                    close=SessionCloseCapabilities(),
-                ),
-            ),
-            auth_methods=[] if await asyncio.to_thread(self._has_usable_model) else _login_methods(),
-        )
+        self._remember(client_capabilities)
+        methods = await asyncio.to_thread(login_methods, self.template)
+        return InitializeResponse.model_validate(initialize_result(protocol_version, methods))
 
-    def _has_usable_model(self) -> bool:
-        if self.template.provider == "scripted" or self.template.scripted is not None:
-            return True
-        return has_usable_model(self.template.agent_dir)
+    def remember_client(self, params: dict[str, Any]) -> None:
+        """The client's capabilities from an `initialize` the stdin pump answered (handshake.py)."""
+        raw = params.get("clientCapabilities")
+        try:
+            capabilities = ClientCapabilities.model_validate(raw) if isinstance(raw, dict) else None
+        except ValueError:
+            capabilities = None
+        self._remember(capabilities)
+
+    def _remember(self, client_capabilities: Any) -> None:
+        self.client_fs = client_capabilities.fs if client_capabilities is not None else None
+        elicitation = client_capabilities.elicitation if client_capabilities is not None else None
+        self.client_elicits = elicitation is not None and elicitation.form is not None
+        self.client_terminals = bool(client_capabilities is not None and client_capabilities.terminal)
 
     async def authenticate(self, method_id: str, **_kwargs: Any) -> AuthenticateResponse:
         return AuthenticateResponse()
@@ -108,7 +98,7 @@ class AtomicAcpAgent:
     ) -> SessionBridge:
         folder = Path(cwd)
         if not folder.is_absolute() or not folder.is_dir():
-            raise RequestError.invalid_params({"details": f"cwd must be an existing absolute folder: {cwd}"})
+            raise invalid_params(f"cwd must be an existing absolute folder: {cwd}")
         # The editor's MCP servers join the user's own; like them, they need no project trust.
         servers, problems = parse_acp_servers(
             [s.model_dump(mode="json", by_alias=True, exclude_none=True) for s in mcp_servers or []]
@@ -123,7 +113,7 @@ class AtomicAcpAgent:
         try:
             engine = await open_engine(options)
         except StartupError as exc:
-            raise RequestError.internal_error({"details": str(exc)}) from exc
+            raise internal_error(str(exc)) from exc
         for warning in engine.startup_warnings:
             _log(warning)
         notice = engine.untrusted_notice()
@@ -137,29 +127,40 @@ class AtomicAcpAgent:
                 can_read=bool(self.client_fs.read_text_file), can_write=bool(self.client_fs.write_text_file),
             ))
         bridge = SessionBridge(self.conn, engine, engine.session_id)
+        if self.client_terminals and engine.settings.acp.client_terminal:
+            bridge.terminal = ClientTerminal(self.conn, engine.session_id, bridge.send)
+            engine.set_editor_terminal(bridge.terminal)
         self.sessions[bridge.session_id] = bridge
+        self.dialogs[bridge.session_id] = AcpDialogs(self.conn, engine, bridge.session_id,
+                                                     can_elicit=self.client_elicits)
         return bridge
 
     def _bridge(self, session_id: str) -> SessionBridge:
         bridge = self.sessions.get(session_id)
         if bridge is None:
-            raise RequestError.invalid_params({"details": f"Unknown session {session_id}"})
+            raise invalid_params(f"Unknown session {session_id}")
         return bridge
 
     def _find_file(self, cwd: str, session_id: str) -> Path:
         path = find_session_file(session_id, session_folder(Path(cwd), self.template.session_dir))
         if path is None:
-            raise RequestError.invalid_params({"details": f"No stored session {session_id}"})
+            raise invalid_params(f"No stored session {session_id}")
         return path
 
     def _announce(self, bridge: SessionBridge) -> None:
         bridge.send_commands()
         bridge.send_usage()
+        bridge.background(self._announce_mcp_prompts(bridge))
+
+    async def _announce_mcp_prompts(self, bridge: SessionBridge) -> None:
+        # MCP servers connect after the session opens; their prompts become commands then.
+        if await bridge.engine.wait_mcp_started() and self.sessions.get(bridge.session_id) is bridge:
+            bridge.send_commands()
 
     async def new_session(self, cwd: str, mcp_servers: list[Any] | None = None, **_kwargs: Any) -> NewSessionResponse:
         bridge = await self._open(cwd, mcp_servers=mcp_servers)
         self._announce(bridge)
-        return NewSessionResponse(session_id=bridge.session_id, modes=thinking_modes(bridge.engine),
+        return NewSessionResponse(session_id=bridge.session_id, modes=approval_modes(bridge.engine),
                                   config_options=config_options(bridge.engine))
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None,
@@ -169,7 +170,7 @@ class AtomicAcpAgent:
         replay(bridge)
         self._announce(bridge)
         await bridge.flush()
-        return LoadSessionResponse(modes=thinking_modes(bridge.engine), config_options=config_options(bridge.engine))
+        return LoadSessionResponse(modes=approval_modes(bridge.engine), config_options=config_options(bridge.engine))
 
     async def resume_session(self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None,
                              **_kwargs: Any) -> ResumeSessionResponse:
@@ -177,7 +178,7 @@ class AtomicAcpAgent:
         if bridge is None:
             bridge = await self._open(cwd, session_file=self._find_file(cwd, session_id), mcp_servers=mcp_servers)
             self._announce(bridge)
-        return ResumeSessionResponse(modes=thinking_modes(bridge.engine), config_options=config_options(bridge.engine))
+        return ResumeSessionResponse(modes=approval_modes(bridge.engine), config_options=config_options(bridge.engine))
 
     async def list_sessions(self, cwd: str | None = None, cursor: str | None = None,
                             **_kwargs: Any) -> ListSessionsResponse:
@@ -193,6 +194,9 @@ class AtomicAcpAgent:
         ])
 
     async def _drop(self, session_id: str) -> None:
+        dialogs = self.dialogs.pop(session_id, None)
+        if dialogs is not None:
+            dialogs.close()
         bridge = self.sessions.pop(session_id, None)
         if bridge is not None:
             await bridge.engine.shutdown()
@@ -216,7 +220,7 @@ class AtomicAcpAgent:
         return SetSessionConfigOptionResponse(config_options=config_options(bridge.engine))
 
     async def set_session_mode(self, session_id: str, mode_id: str, **_kwargs: Any) -> SetSessionModeResponse:
-        apply_thinking_level(self._bridge(session_id).engine, mode_id)
+        apply_mode(self._bridge(session_id).engine, mode_id)
         return SetSessionModeResponse()
 
     # ------------------------------------------------------------------ prompting
@@ -234,13 +238,13 @@ class AtomicAcpAgent:
             try:
                 await engine.prompt(text, images, source="acp")
             except PromptRejected as exc:
-                raise RequestError.invalid_request({"details": str(exc)}) from exc
+                raise invalid_request(str(exc)) from exc
             if engine.is_streaming:
                 await settled
             await bridge.flush()
             reason, error = bridge.stop_reason()
             if error is not None:
-                raise RequestError.internal_error({"details": error})
+                raise internal_error(error)
             return PromptResponse(stop_reason=reason)
 
     async def _builtin_command(self, bridge: SessionBridge, text: str) -> bool:
@@ -250,11 +254,14 @@ class AtomicAcpAgent:
             try:
                 await engine.compact()
             except Exception as exc:
-                raise RequestError.internal_error({"details": str(exc)}) from exc
+                raise internal_error(str(exc)) from exc
             bridge.send_usage()
             return True
         if word == "/name" and rest.strip():
             engine.set_session_name(rest.strip())
+            return True
+        if word == "/mcp":
+            await run_mcp_command(bridge, rest)
             return True
         return False
 
@@ -264,22 +271,3 @@ class AtomicAcpAgent:
             return
         bridge.cancelled = True
         await bridge.engine.abort(continue_queue=False)
-
-
-def _login_methods() -> list[EnvVarAuthMethod | TerminalAuthMethod | AuthMethodAgent]:
-    """What the client can run in a terminal to give Atomic a model: the guided start, and each
-    subscription login (`atomic --login <provider>`: the device code or browser address is shown there)."""
-    from atomic.core.contract import subscription_logins
-
-    methods: list[EnvVarAuthMethod | TerminalAuthMethod | AuthMethodAgent] = [
-        TerminalAuthMethod(
-            id="atomic-login", name="Log in to a model provider", type="terminal", args=[],
-            description="Opens Atomic in a terminal; its guided start stores a key with /login.",
-        )
-    ]
-    for login in subscription_logins():
-        methods.append(TerminalAuthMethod(
-            id=f"login-{login.provider}", name=f"Log in with {login.display_name}", type="terminal",
-            args=["--login", login.provider], description=login.title,
-        ))
-    return methods

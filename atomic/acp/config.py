@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from acp import RequestError
 from acp.schema import SessionConfigOptionSelect, SessionConfigSelectOption, SessionMode, SessionModeState
 
+from atomic.acp.errors import invalid_params
 from atomic.core.contract import PERMISSION_MODES, Engine
 
 MODEL_OPTION = "model"
@@ -52,39 +52,59 @@ def config_options(engine: Engine) -> list[Any]:
     ]
 
 
-def thinking_modes(engine: Engine) -> SessionModeState:
-    """The thinking levels again as legacy modes, for clients that read only `modes` (Toad)."""
+_MODE_DESCRIPTIONS = {
+    "ask": "Bash, write, edit and MCP tools wait for your approval",
+    "accept-edits": "File edits run at once; commands and MCP tools still ask",
+    "yolo": "Every tool runs without asking",
+    "plan": "Read-only tools until you approve the model's plan",
+}
+
+
+def approval_modes(engine: Engine) -> SessionModeState:
+    """The approval modes as legacy `modes`, for clients that read only those (Toad); Claude Code's
+    adapter puts its permission modes there too. Model and thinking level stay config options."""
     return SessionModeState(
-        current_mode_id=engine.thinking_level,
-        available_modes=[SessionMode(id=level, name=level) for level in engine.supported_levels()],
+        current_mode_id=engine.permission_mode,
+        available_modes=[
+            SessionMode(id=mode, name=_MODE_NAMES[mode], description=_MODE_DESCRIPTIONS[mode])
+            for mode in PERMISSION_MODES
+        ],
     )
+
+
+def apply_mode(engine: Engine, mode_id: str) -> None:
+    """`session/set_mode`: an approval mode; a thinking level is still accepted from older clients."""
+    if mode_id in PERMISSION_MODES:
+        engine.set_permission_mode(mode_id)
+    elif mode_id in engine.supported_levels():
+        engine.set_thinking_level(mode_id)
+    else:
+        raise invalid_params(f"Unknown mode {mode_id!r}: use one of {', '.join(PERMISSION_MODES)}")
 
 
 def apply_option(engine: Engine, config_id: str, value: object) -> None:
     if not isinstance(value, str):
-        raise RequestError.invalid_params({"details": f"{config_id} takes a string value"})
+        raise invalid_params(f"{config_id} takes a string value")
     if config_id == MODEL_OPTION:
         provider, _, model_id = value.partition("/")
         if not model_id:
-            raise RequestError.invalid_params({"details": f"Unknown model {value!r}: use provider/model-id"})
+            raise invalid_params(f"Unknown model {value!r}: use provider/model-id")
         try:
             engine.set_model(provider, model_id)
         except Exception as exc:
-            raise RequestError.invalid_params({"details": str(exc)}) from exc
+            raise invalid_params(str(exc)) from exc
     elif config_id == THOUGHT_OPTION:
         apply_thinking_level(engine, value)
     elif config_id == MODE_OPTION:
         try:
             engine.set_permission_mode(value)
         except ValueError as exc:
-            raise RequestError.invalid_params({"details": str(exc)}) from exc
+            raise invalid_params(str(exc)) from exc
     else:
-        raise RequestError.invalid_params({"details": f"Unknown config option {config_id!r}"})
+        raise invalid_params(f"Unknown config option {config_id!r}")
 
 
 def apply_thinking_level(engine: Engine, level: str) -> None:
     if level not in engine.supported_levels():
-        raise RequestError.invalid_params(
-            {"details": f"Thinking level {level!r} is not supported by this model: {engine.supported_levels()}"}
-        )
+        raise invalid_params(f"Thinking level {level!r} is not supported by this model: {engine.supported_levels()}")
     engine.set_thinking_level(level)

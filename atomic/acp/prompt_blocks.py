@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import mimetypes
 from typing import Any
 
-from acp.schema import TextResourceContents
+from acp.schema import BlobResourceContents, TextResourceContents
 
 from atomic.core.messages import ImageContent
 
@@ -23,8 +24,19 @@ def flatten_prompt(blocks: list[Any]) -> tuple[str, list[ImageContent]]:
             resource = block.resource
             if isinstance(resource, TextResourceContents):
                 parts.append(f'<file name="{resource.uri}">\n{resource.text}\n</file>')
+            elif isinstance(resource, BlobResourceContents) and (mime := _image_mime(resource)) is not None:
+                # Toad attaches an @-mentioned binary file this way; an image is an image to the model.
+                images.append(ImageContent(data=resource.blob, mime_type=mime))
             else:
                 parts.append(f"(attached binary resource {resource.uri} is not supported)")
         elif kind == "resource_link":
             parts.append(f"@{block.uri}")
     return "\n\n".join(p for p in parts if p), images
+
+
+def _image_mime(resource: BlobResourceContents) -> str | None:
+    """The image type of a blob, from its mime type or else its file name; None for other files."""
+    for mime in (resource.mime_type, mimetypes.guess_type(resource.uri)[0]):
+        if mime and mime.startswith("image/"):
+            return mime
+    return None

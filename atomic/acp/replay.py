@@ -8,7 +8,7 @@ from acp import helpers
 from acp.schema import ToolCallStatus
 
 from atomic.acp.session_bridge import SessionBridge
-from atomic.acp.tool_view import text_content, tool_kind, tool_locations, tool_title
+from atomic.acp.tool_view import replayed_diffs, text_content, tool_kind, tool_locations, tool_title
 from atomic.core.messages import (
     AssistantMessage,
     BashExecutionMessage,
@@ -62,12 +62,15 @@ def _finished_tool_call(bridge: SessionBridge, call: ToolCall, result: ToolResul
     args = call.arguments if isinstance(call.arguments, dict) else {}
     text = "".join(b.text for b in result.content if isinstance(b, TextContent)) if result else ""
     status: ToolCallStatus = "failed" if result is None or result.is_error else "completed"
+    # A file change's diff is not stored; the call's own arguments say what it replaced, as live
+    # diffs do (absolute path, old and new text), under the id the call ran with.
+    diffs = replayed_diffs(bridge.cwd, call.name, args) if status == "completed" else []
     return helpers.start_tool_call(
         call.id,
         tool_title(call.name, args),
         kind=tool_kind(call.name),
         status=status,
-        content=text_content(text),
+        content=diffs or text_content(text),
         locations=tool_locations(bridge.cwd, call.name, args),
         raw_input=args,
     )

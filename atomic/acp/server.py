@@ -3,6 +3,9 @@
 The SDK's reader drops a line it cannot parse without a word; a guard in front of it answers such a
 line with a JSON-RPC error (-32700 parse error, -32600 for JSON that is not a request object) and
 the agent keeps serving. stdout carries protocol lines only; everything else goes to stderr.
+
+The same guard answers `initialize` itself (handshake.py), so the client hears back at once while
+the SDK and the agent, about a second of imports, load in a worker thread.
 """
 
 from __future__ import annotations
@@ -10,10 +13,15 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import platform
 import sys
-from typing import Any, cast
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, cast
 
-from atomic.core.contract import SessionOptions
+from atomic.acp.handshake import early_initialize, is_initialize, login_methods
+
+if TYPE_CHECKING:
+    from atomic.core.contract import SessionOptions
 
 # Prompts carry images: lines may be large.
 LINE_LIMIT = 64 * 1024 * 1024
@@ -33,8 +41,43 @@ def guard_error(line: bytes) -> dict[str, Any] | None:
     return None
 
 
-async def _pump(source: asyncio.StreamReader, sink: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-    """Copy valid lines from stdin to the SDK's reader; answer the others here."""
+class EarlyHandshake:
+    """`initialize` requests the pump answered; the agent is told their parameters once it exists."""
+
+    def __init__(self, auth_methods: asyncio.Future[list[dict[str, Any]]]) -> None:
+        self.auth_methods = auth_methods
+        self.params: list[dict[str, Any]] = []
+        self.listener: Callable[[dict[str, Any]], None] | None = None
+
+    async def answer(self, line: bytes) -> dict[str, Any] | None:
+        if b'"initialize"' not in line:
+            return None  # the common case stays a substring test
+        message = json.loads(line)
+        if not is_initialize(message):
+            return None
+        try:
+            methods = await self.auth_methods
+        except Exception:  # noqa: BLE001 - unreadable key files: offer nothing rather than fail
+            methods = []
+        params = message.get("params") if isinstance(message.get("params"), dict) else {}
+        if self.listener is not None:
+            self.listener(params)
+        else:
+            self.params.append(params)
+        return early_initialize(message, methods)
+
+    def attach(self, listener: Callable[[dict[str, Any]], None]) -> None:
+        self.listener = listener
+        for params in self.params:
+            listener(params)
+        self.params = []
+
+
+async def _pump(
+    source: asyncio.StreamReader, sink: asyncio.StreamReader, writer: asyncio.StreamWriter,
+    handshake: EarlyHandshake | None = None,
+) -> None:
+    """Copy valid lines from stdin to the SDK's reader; answer the others (and `initialize`) here."""
     try:
         while True:
             try:
@@ -48,8 +91,9 @@ async def _pump(source: asyncio.StreamReader, sink: asyncio.StreamReader, writer
                 writer.write(b'{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Line too long"}}\n')
                 continue
             error = guard_error(line)
-            if error is not None:
-                writer.write((json.dumps(error) + "\n").encode())
+            early = await handshake.answer(line) if error is None and handshake is not None else None
+            if error is not None or early is not None:
+                writer.write((json.dumps(error or early) + "\n").encode())
                 await writer.drain()
             elif line.strip():
                 sink.feed_data(line if line.endswith(b"\n") else line + b"\n")
@@ -57,23 +101,49 @@ async def _pump(source: asyncio.StreamReader, sink: asyncio.StreamReader, writer
         sink.feed_eof()
 
 
+async def _stdio_streams() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """stdin and stdout as asyncio streams, without importing the SDK (its own helper on Windows)."""
+    if platform.system() == "Windows":
+        from acp.stdio import stdio_streams
+
+        return await stdio_streams(limit=LINE_LIMIT)
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=LINE_LIMIT)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, sys.stdout)
+    return reader, asyncio.StreamWriter(transport, protocol, None, loop)
+
+
+def _load_agent_side() -> None:
+    """The SDK and the agent's modules (with the engine's contract), imported in a worker thread."""
+    import acp.agent.connection  # noqa: F401
+    import acp.interfaces  # noqa: F401
+
+    import atomic.acp.agent  # noqa: F401
+
+
 async def serve(template: SessionOptions) -> int:
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+    methods = asyncio.ensure_future(asyncio.to_thread(login_methods, template))
+    loading = asyncio.ensure_future(asyncio.to_thread(_load_agent_side))
+    source, writer = await _stdio_streams()
+    guarded = asyncio.StreamReader(limit=LINE_LIMIT)
+    handshake = EarlyHandshake(methods)
+    pump = asyncio.ensure_future(_pump(source, guarded, writer, handshake))
+    await loading
+
     from acp.agent.connection import AgentSideConnection
     from acp.interfaces import Agent
-    from acp.stdio import stdio_streams
 
     from atomic.acp.agent import AtomicAcpAgent
 
-    logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
-    source, writer = await stdio_streams(limit=LINE_LIMIT)
-    guarded = asyncio.StreamReader(limit=LINE_LIMIT)
     agent = AtomicAcpAgent(template)
+    handshake.attach(agent.remember_client)
     # session/resume and session/close are behind the SDK's "unstable" switch in this release.
     # The SDK's Agent protocol lists every optional method; the router looks up the ones we have.
     connection = AgentSideConnection(
         cast(Agent, agent), writer, guarded, listening=False, use_unstable_protocol=True
     )
-    pump = asyncio.ensure_future(_pump(source, guarded, writer))
     try:
         await connection.listen()
     finally:

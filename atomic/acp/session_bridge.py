@@ -28,6 +28,8 @@ from acp.schema import (
     UsageUpdate,
 )
 
+from atomic.acp.chunks import ChunkCoalescer
+from atomic.acp.client_terminal import ClientTerminal
 from atomic.acp.config import config_options
 from atomic.acp.tool_view import (
     diff_content,
@@ -45,6 +47,7 @@ from atomic.core.messages import AssistantMessage
 BUILTIN_COMMANDS: tuple[tuple[str, str], ...] = (
     ("compact", "Compact the conversation to free context"),
     ("name", "Name this session: /name <name>"),
+    ("mcp", "MCP servers and their state; /mcp reconnect <name> restarts one"),
 )
 # bash output sent per update is capped: editors show the tail, the model gets the full result.
 _STREAMED_OUTPUT_LIMIT = 64 * 1024
@@ -96,6 +99,10 @@ class SessionBridge:
         self.session_id = session_id
         self.cwd = Path(engine.cwd)
         self._queue: asyncio.Queue[Any] = asyncio.Queue()
+        self._chunks = ChunkCoalescer(self._queue.put_nowait)
+        self._tasks: set[asyncio.Task[Any]] = set()
+        # Set when bash runs in the client's terminals: those calls show the terminal, not text.
+        self.terminal: ClientTerminal | None = None
         self._sender = asyncio.ensure_future(self._send_loop())
         self._settled: asyncio.Future[None] | None = None
         self.cancelled = False
@@ -116,13 +123,24 @@ class SessionBridge:
                 self._queue.task_done()
 
     def send(self, update: Any) -> None:
+        self._chunks.flush()  # text streamed before this update is sent before it
         self._queue.put_nowait(update)
 
     async def flush(self) -> None:
+        self._chunks.flush()
         await self._queue.join()
+
+    def background(self, work: Any) -> None:
+        """Run a coroutine for this session; it is cancelled when the session closes."""
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def close(self) -> None:
         self._unsubscribe()
+        self._chunks.close()
+        for task in list(self._tasks):
+            task.cancel()
         self.engine.set_approver(None)
         await self.flush()
         self._sender.cancel()
@@ -163,6 +181,8 @@ class SessionBridge:
         elif isinstance(event, ev.ToolExecutionStart):
             self._on_tool_start(event)
         elif isinstance(event, ev.ToolExecutionUpdate):
+            if self.terminal is not None and self.terminal.terminal_of(event.tool_call_id) is not None:
+                return  # the client's terminal shows the output live
             output = result_text(event.partial_result)[-_STREAMED_OUTPUT_LIMIT:]
             self.send(helpers.update_tool_call(event.tool_call_id, status="in_progress",
                                                content=text_content(output)))
@@ -172,10 +192,11 @@ class SessionBridge:
             self.send(plan_update(event.todos))
         elif isinstance(event, ev.SessionInfoChanged):
             self.send(SessionInfoUpdate(session_update="session_info_update", title=event.name))
-        elif isinstance(event, ev.ThinkingLevelChanged):
-            self.send(CurrentModeUpdate(session_update="current_mode_update", current_mode_id=event.level))
+        elif isinstance(event, ev.PermissionModeChanged):
+            self.send(CurrentModeUpdate(session_update="current_mode_update",
+                                        current_mode_id=event.mode))
             self.send_config()
-        elif isinstance(event, ev.ModelChanged | ev.PermissionModeChanged):
+        elif isinstance(event, ev.ModelChanged | ev.ThinkingLevelChanged):
             self.send_config()
         elif isinstance(event, ev.AgentSettled) and self._settled is not None and not self._settled.done():
             self._settled.set_result(None)
@@ -184,9 +205,9 @@ class SessionBridge:
         if not delta.delta:
             return
         if delta.type == "text_delta":
-            self.send(helpers.update_agent_message_text(delta.delta))
+            self._chunks.add("text", delta.delta)
         elif delta.type == "thinking_delta":
-            self.send(helpers.update_agent_thought_text(delta.delta))
+            self._chunks.add("thought", delta.delta)
 
     def _on_tool_start(self, event: ev.ToolExecutionStart) -> None:
         args = event.args if isinstance(event.args, dict) else {}
@@ -206,6 +227,9 @@ class SessionBridge:
         content = diff_content(change) if change is not None and not event.is_error else text_content(
             result_text(event.result)
         )
+        terminal_id = self.terminal.terminal_of(event.tool_call_id) if self.terminal is not None else None
+        if terminal_id is not None:
+            content = [helpers.tool_terminal_ref(terminal_id)]
         self.send(helpers.update_tool_call(
             event.tool_call_id,
             status="failed" if event.is_error else "completed",

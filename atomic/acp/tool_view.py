@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -71,3 +72,31 @@ def text_content(text: str) -> list[Any]:
 
 def diff_content(change: FileChange) -> list[Any]:
     return [helpers.tool_diff_content(str(change.path), change.new_text, change.old_text)]
+
+
+def _edit_pairs(args: dict[str, Any]) -> list[tuple[str, str]]:
+    """The (old, new) replacements of an edit call: its `edits` (a list, or that list as JSON) and the
+    older top-level `oldText`/`newText`."""
+    raw: Any = args.get("edits")
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except ValueError:
+            raw = None
+    items = [i for i in raw if isinstance(i, dict)] if isinstance(raw, list) else []
+    if "oldText" in args or "newText" in args:
+        items.append({"oldText": args.get("oldText"), "newText": args.get("newText")})
+    return [(i["oldText"], i["newText"]) for i in items
+            if isinstance(i.get("oldText"), str) and isinstance(i.get("newText"), str)]
+
+
+def replayed_diffs(cwd: Path, tool_name: str, args: dict[str, Any]) -> list[Any]:
+    """`diff` contents for a stored write or edit call (session/load), from its arguments."""
+    path = _absolute(cwd, args.get("path"))
+    if path is None:
+        return []
+    if tool_name == "write" and isinstance(args.get("content"), str):
+        return [helpers.tool_diff_content(path, args["content"], None)]
+    if tool_name == "edit":
+        return [helpers.tool_diff_content(path, new, old) for old, new in _edit_pairs(args)]
+    return []

@@ -109,6 +109,8 @@ class McpSettings(_Section):
     tool_timeout_ms: int = Field(default=120000, alias="toolTimeoutMs", gt=0)
     prompt_wait_ms: int = Field(default=10000, alias="promptWaitMs", ge=0)
     tool_search: Literal["auto", "always", "never"] = Field(default="auto", alias="toolSearch")
+    max_result_bytes: int = Field(default=50 * 1024, alias="maxResultBytes", gt=0)
+    max_result_lines: int = Field(default=2000, alias="maxResultLines", gt=0)
 
 
 class SubagentSettings(_Section):
@@ -127,6 +129,11 @@ class PermissionSettings(_Section):
     deny: list[str] = Field(default_factory=list)
     ask: list[str] = Field(default_factory=list)
     always_save_to: Literal["project", "user"] = Field(default="project", alias="alwaysSaveTo")
+
+
+class AcpSettings(_Section):
+    # Default off: until editors show embedded terminals well, streamed output is what they show.
+    client_terminal: bool = Field(default=False, alias="clientTerminal")
 
 
 class ShellEnvSettings(_Section):
@@ -226,6 +233,7 @@ class Settings(_Section):
         json_schema_extra=_shown("Web search", "bool"),
     )
     mcp: McpSettings = Field(default_factory=McpSettings)
+    acp: AcpSettings = Field(default_factory=AcpSettings)
     subagents: SubagentSettings = Field(default_factory=SubagentSettings)
     permission_mode: Literal["ask", "accept-edits", "yolo", "plan"] | None = Field(default=None, alias="permissionMode")
     permissions: PermissionSettings = Field(default_factory=PermissionSettings)

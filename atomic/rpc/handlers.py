@@ -312,5 +312,13 @@ async def get_mcp_servers(e: Engine, _c: p.GetMcpServers, _x: HandlerContext) ->
     return wire.mcp_servers_json(e.mcp_servers(), e.trust_status())
 
 
+@handles(p.ReconnectMcpServer)
+async def reconnect_mcp_server(e: Engine, c: p.ReconnectMcpServer, _x: HandlerContext) -> Any:
+    state = await e.reconnect_mcp_server(c.name)
+    if state is None:
+        raise ValueError(f"No MCP server named {c.name!r}")
+    return {"server": wire.mcp_server_json(state)}
+
+
 COMMAND_MODELS: tuple[type[p.Command], ...] = tuple(MODEL_BY_TYPE.values())
 COMMAND_TYPES: frozenset[str] = frozenset(MODEL_BY_TYPE)

@@ -238,6 +238,11 @@ class GetMcpServers(Command):
     type: Literal["get_mcp_servers"]
 
 
+class ReconnectMcpServer(Command):
+    type: Literal["reconnect_mcp_server"]
+    name: str
+
+
 class ExtensionUiResponse(Command):
     type: Literal["extension_ui_response"]
     # Checked against the pending request by the engine (a string "true" is not a confirmation).

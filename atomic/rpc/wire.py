@@ -178,6 +178,8 @@ def mcp_server_json(server: McpServerStatus) -> dict[str, Any]:
         "restarts": server.restarts,
         "deferred": server.deferred,
     }
+    if server.session_renewals:
+        data["sessionRenewals"] = server.session_renewals
     if server.error:
         data["error"] = server.error
     if server.server_name:

@@ -35,14 +35,20 @@ async def test_config_options_and_modes_change_the_thinking_level_and_approvals(
     async with acp_agent(acp_env, write_script([])) as (conn, client, _process):
         await conn.initialize(protocol_version=1)
         session = await conn.new_session(cwd=str(project), mcp_servers=[])
-        levels = [m.id for m in session.modes.available_modes]
+        options = {o.id: o for o in session.config_options}
+        levels = [o.value for o in options["thought_level"].options]
         target = levels[-1]
         answer = await conn.set_config_option(config_id="thought_level", session_id=session.session_id, value=target)
         assert {o.id: o.current_value for o in answer.config_options}["thought_level"] == target
         answer = await conn.set_config_option(config_id="mode", session_id=session.session_id, value="yolo")
         assert {o.id: o.current_value for o in answer.config_options}["mode"] == "yolo"
-        await conn.set_session_mode(session_id=session.session_id, mode_id=levels[0])
-        await wait_until(lambda: any(u.current_mode_id == levels[0] for u in client.of_kind("current_mode_update")))
+        # Toad reads only the legacy modes: they are the approval modes.
+        await conn.set_session_mode(session_id=session.session_id, mode_id="accept-edits")
+        await wait_until(lambda: any(u.current_mode_id == "accept-edits" for u in client.of_kind("current_mode_update")))
+        await wait_until(lambda: any({o.id: o.current_value for o in u.config_options}.get("mode") == "accept-edits"
+                                     for u in client.of_kind("config_option_update")))
+        with pytest.raises(RequestError, match="Unknown mode"):
+            await conn.set_session_mode(session_id=session.session_id, mode_id="sometimes")
         with pytest.raises(RequestError):
             await conn.set_config_option(config_id="mode", session_id=session.session_id, value="sometimes")
     assert client.of_kind("config_option_update")
@@ -86,7 +92,7 @@ async def test_provider_error_is_a_readable_json_rpc_error(
         session = await conn.new_session(cwd=str(project), mcp_servers=[])
         with pytest.raises(RequestError) as caught:
             await conn.prompt(session_id=session.session_id, prompt=[text_block("hi")])
-    assert "invalid x-api-key" in json.dumps(caught.value.to_error_obj())
+    assert "invalid x-api-key" in str(caught.value)
 
 
 async def test_malformed_lines_get_errors_and_the_agent_keeps_serving(acp_env: dict[str, str],

@@ -38,7 +38,8 @@ async def test_prompt_streams_thinking_text_and_answers_end_turn(
         assert ids["model"].category == "model" and ids["model"].current_value == "scripted/scripted-model"
         assert ids["thought_level"].category == "thought_level"
         assert ids["mode"].category == "mode" and ids["mode"].current_value == "ask"
-        assert [m.id for m in session.modes.available_modes] == [o.value for o in ids["thought_level"].options]
+        assert [m.id for m in session.modes.available_modes] == ["ask", "accept-edits", "yolo", "plan"]
+        assert session.modes.current_mode_id == "ask"
         response = await conn.prompt(session_id=session.session_id, prompt=[text_block("hi")])
     assert response.stop_reason == "end_turn"
     assert client.text("agent_thought_chunk") == "Let me think."

@@ -104,5 +104,68 @@ async def test_print_mode_names_each_failed_server_once_on_stderr(tmp_path: Path
     assert out == "fine\n"
     lines = err.strip().splitlines()
     assert len([line for line in lines if "gone failed to start" in line]) == 1
-    assert len([line for line in lines if "dead failed to start" in line]) == 1
-    assert "tiny: exiting on purpose" not in err
+    [dead] = [line for line in lines if "dead failed to start" in line]
+    # The server's stderr never goes to Atomic's own; its last line is quoted in the failure only.
+    assert "exited with code 2: tiny: exiting on purpose" in dead
+    assert [line for line in lines if "tiny: exiting on purpose" in line] == [dead]
+
+
+async def test_reconnect_mcp_server_restarts_a_crashed_server(tmp_path: Path, agent_dir: Path) -> None:
+    cwd = tmp_path / "project"
+    cwd.mkdir()
+    (agent_dir / "mcp.json").write_text(json.dumps({"mcpServers": {
+        "tiny": {"command": sys.executable, "args": [str(SERVER)]},
+    }}))
+    (agent_dir / "settings.json").write_text(json.dumps({"mcp": {"promptWaitMs": 60000, "startupTimeoutMs": 60000}}))
+    script = [{"toolCalls": [{"name": "mcp__tiny__exit_soon", "arguments": {"delay": 0.1}}]}, {"text": "bye"}]
+    client = RecordingClient(["--provider", "scripted", "--no-session"], cwd=cwd,
+                             env=rpc_env(agent_dir, script, tmp_path))
+    await client.start()
+    try:
+        await client.run_prompt("leave", timeout=90)
+
+        async def status() -> dict[str, object]:
+            return dict((await client.call("get_mcp_servers"))["servers"][0])
+
+        for _ in range(200):
+            if (await status())["status"] == "crashed":
+                break
+            await asyncio.sleep(0.05)
+        crashed = await status()
+        assert crashed["status"] == "crashed" and "exited with code 4" in str(crashed["error"])
+        answer = await client.call("reconnect_mcp_server", name="tiny", timeout=90)
+        assert answer["server"]["status"] == "connected" and answer["server"]["restarts"] == 1
+        missing = await client.request({"type": "reconnect_mcp_server", "name": "nope"})
+        assert missing["success"] is False and "nope" in missing["error"]
+        bad = await client.request({"type": "reconnect_mcp_server"})
+        assert bad["success"] is False
+    finally:
+        await client.close()
+
+
+async def test_a_server_question_is_asked_through_extension_ui_requests(tmp_path: Path, agent_dir: Path) -> None:
+    cwd = tmp_path / "project"
+    cwd.mkdir()
+    (agent_dir / "mcp.json").write_text(json.dumps({"mcpServers": {
+        "tiny": {"command": sys.executable, "args": [str(SERVER)]},
+    }}))
+    (agent_dir / "settings.json").write_text(json.dumps({"mcp": {"promptWaitMs": 60000, "startupTimeoutMs": 60000}}))
+    script = [{"toolCalls": [{"name": "mcp__tiny__ask", "arguments": {}}]}, {"text": "thanks"}]
+    client = RecordingClient(["--provider", "scripted", "--no-session"], cwd=cwd,
+                             env=rpc_env(agent_dir, script, tmp_path))
+    await client.start()
+    try:
+        await client.prompt("ask me")
+        answers = [("input", {"value": "Ada"}), ("input", {"value": "36"}), ("select", {"value": "green"}),
+                   ("confirm", {"confirmed": False})]
+        after = 0
+        for method, fields in answers:
+            request = await client.wait_for("extension_ui_request", 90, lambda e, m=method: e["method"] == m,
+                                            after=after)
+            after = client.events.index(request) + 1
+            assert request["title"].startswith("MCP server tiny asks: Who are you?")
+            client.send_raw(json.dumps({"type": "extension_ui_response", "id": request["id"], **fields}) + "\n")
+        end = await client.wait_for("tool_execution_end", 90)
+        assert end["result"]["content"][0]["text"] == "accept name=Ada age=36 color=green subscribe=False"
+    finally:
+        await client.close()

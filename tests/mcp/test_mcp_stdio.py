@@ -112,8 +112,8 @@ async def test_a_crashed_server_fails_clearly_then_restarts_on_the_next_call(tmp
 @pytest.mark.parametrize(
     ("args", "startup", "expected"),
     [
-        (("--exit",), 60.0, "Connection closed"),
-        (("--garbage",), 2.0, "did not start within 2 s"),
+        (("--exit",), 60.0, "Connection closed: exited with code 2: tiny: exiting on purpose"),
+        (("--garbage",), 2.0, "did not start within 2 s: stdout is not JSON-RPC: 'this is not json-rpc'"),
     ],
 )
 async def test_servers_that_exit_or_speak_garbage_fail_with_a_reason(

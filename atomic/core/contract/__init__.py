@@ -15,7 +15,8 @@ Also part of the contract, because they already are frozen or typed value object
 to an extension dialog and its check), the permission vocabulary (`ApprovalRequest`, `Decision`,
 `PERMISSION_MODES`, `needs_approval`, `ApprovalAnswer`), `preview_change` (what a write or edit call
 would do, for an approval card), the editor-files vocabulary ACP implements (`EditorFiles`,
-`FileChange`, `ToolError`), `trust_change_message` and `parse_acp_servers` (ACP's MCP server list for
+`FileChange`, `ToolError`, and `EditorTerminal` / `TerminalRun`
+for its terminals), `trust_change_message` and `parse_acp_servers` (ACP's MCP server list for
 `SessionOptions.mcp_servers`).
 
 Justified exceptions, imported from `atomic.core` by frontends directly (besides the event and
@@ -54,7 +55,7 @@ from atomic.core.permissions import (
     needs_approval,
 )
 from atomic.core.settings import Settings
-from atomic.core.tools.base import EditorFiles, FileChange, ToolError
+from atomic.core.tools.base import EditorFiles, EditorTerminal, FileChange, TerminalRun, ToolError
 from atomic.core.tools.change_preview import ChangePreview, preview_change
 from atomic.core.trust import HOW_TO_TRUST, ProjectTrust, trust_change_message
 
@@ -138,6 +139,7 @@ __all__ = [
     "ContextUsage",
     "Decision",
     "EditorFiles",
+    "EditorTerminal",
     "Engine",
     "ExtensionUiRequest",
     "FileChange",
@@ -150,6 +152,7 @@ __all__ = [
     "LogoutResult",
     "McpServerStatus",
     "Model",
+    "TerminalRun",
     "ModelCycle",
     "ModelFallback",
     "PermissionMode",

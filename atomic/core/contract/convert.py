@@ -75,6 +75,7 @@ def mcp_status(state: McpServerState) -> McpServerStatus:
         log_path=state.log_path,
         restarts=state.restarts,
         deferred=state.deferred,
+        session_renewals=state.session_renewals,
     )
 
 

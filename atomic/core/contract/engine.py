@@ -10,7 +10,7 @@ defining them all took about 5% of the time from start to the first answer.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -31,7 +31,7 @@ from atomic.core.permissions import Approver, ListedRule, PermissionMode, RuleLi
 from atomic.core.permissions.rule_files import RuleScope
 from atomic.core.session.recovery import Recovery
 from atomic.core.settings import Settings
-from atomic.core.tools.base import EditorFiles
+from atomic.core.tools.base import EditorFiles, EditorTerminal
 from atomic.core.trust import ProjectTrust
 
 if TYPE_CHECKING:
@@ -302,6 +302,8 @@ class Engine:
             items.extend(self._s.extensions.command_items())
         if self._s.resources is not None:
             items.extend(self._s.resources.commands())
+        if self._s.mcp is not None:
+            items.extend(self._s.mcp.commands())
         return [convert.command_info(item) for item in items]
 
     def complete_command_argument(self, name: str, prefix: str) -> list[str]:
@@ -683,6 +685,10 @@ class Engine:
         """Read and write files through the client (ACP's fs methods) instead of the disk."""
         self._s.set_editor_files(files)
 
+    def set_editor_terminal(self, terminal: EditorTerminal | None) -> None:
+        """Run bash in the client's terminals (ACP's terminal methods) instead of locally."""
+        self._s.set_editor_terminal(terminal)
+
     # ------------------------------------------------------------------ extension UI
 
     def attach_extension_ui(self, show: Listener) -> Callable[[], None]:
@@ -722,6 +728,29 @@ class Engine:
         if manager is None or name not in {s.name for s in manager.states()}:
             return None
         return convert.mcp_status(await manager.reconnect(name))
+
+    async def login_mcp_server(
+        self, name: str, show_url: Callable[[str], None], paste_url: Callable[[], Awaitable[str | None]] | None = None
+    ) -> McpServerStatus | None:
+        """Log in to a remote MCP server (OAuth): `show_url` gets the authorization URL to open; the
+        code comes back to a local callback, or as a URL `paste_url` returns. Its new state; None
+        when no server has that name. Raises ValueError for a server without a login (stdio)."""
+        from atomic.core.contract import convert
+        from atomic.core.mcp.oauth import LoginFlow
+
+        manager = self._s.mcp
+        if manager is None or name not in manager.connections:
+            return None
+        return convert.mcp_status(await manager.login(name, LoginFlow(show_url, paste_url)))
+
+    async def wait_mcp_started(self) -> bool:
+        """Wait until every MCP server has connected or failed. True when some server was configured
+        (its prompts may now be commands: a frontend lists `commands()` again)."""
+        manager = self._s.mcp
+        if manager is None or not manager.connections:
+            return False
+        await manager.wait_settled()
+        return True
 
     def set_mcp_notice_sink(self, sink: Callable[[str], None]) -> None:
         """Where MCP servers' notices (failed start, tools changed) go; kept across trust changes."""

@@ -115,11 +115,11 @@ class LogoutResult:
 
 @dataclass(frozen=True)
 class CommandInfo:
-    """A command a user can type: an extension command, a prompt template or a skill."""
+    """A command a user can type: an extension command, a prompt template, a skill or an MCP prompt."""
 
     name: str
     description: str | None
-    source: Literal["extension", "prompt", "skill"]
+    source: Literal["extension", "prompt", "skill", "mcp"]
     path: str | None  # the file that defines it
     location: str | None = None  # "user" | "project" for templates and skills
 
@@ -180,6 +180,8 @@ class McpServerStatus:
     log_path: str | None  # its stderr log (stdio servers)
     restarts: int
     deferred: bool  # tools offered only through the search tool
+    # Times a remote server had forgotten the session and a call initialized it again.
+    session_renewals: int = 0
 
 
 

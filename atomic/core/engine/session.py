@@ -50,7 +50,7 @@ from atomic.core.session.queue_file import QueueJournal, now_ms, restore_queues
 from atomic.core.session.store import SessionStore
 from atomic.core.settings import Settings, SettingsManager
 from atomic.core.shell_env import model_command_env
-from atomic.core.tools.base import EditorFiles, Tool, ToolContext, ToolOutput
+from atomic.core.tools.base import EditorFiles, EditorTerminal, Tool, ToolContext, ToolOutput
 from atomic.core.tools.exit_plan import EXIT_PLAN_TOOL, PLAN_MODE_PROMPT, ExitPlanTool
 from atomic.core.tools.todo import TODO_TOOL
 
@@ -145,6 +145,7 @@ class AgentSession:
         )
         # Set by a frontend whose client edits files itself (ACP's fs methods).
         self.editor_files: EditorFiles | None = None
+        self.editor_terminal: EditorTerminal | None = None
         self._run_task: asyncio.Task[Any] | None = None
         self._current_run: AgentRun | None = None
         # Set by abort() when queued messages will run next: that run, not this one, settles.
@@ -204,11 +205,20 @@ class AgentSession:
         """Read and write files through the client (ACP's fs methods) instead of the disk."""
         self.editor_files = files
 
+    def set_editor_terminal(self, terminal: EditorTerminal | None) -> None:
+        """Run bash in the client's terminals (ACP's terminal methods) instead of locally."""
+        self.editor_terminal = terminal
+
     def attach_extensions(self, runtime: ExtensionRuntime) -> None:
         self.extensions = runtime
 
     def set_mcp(self, manager: McpManager | None) -> None:
         self.mcp = manager
+        if manager is not None:
+            from atomic.core.extensions.ui import ExtensionUI
+
+            # A server's questions use the same dialogs as extensions (TUI, RPC extension_ui_request).
+            manager.set_dialogs(ExtensionUI(self.extension_ui, "mcp"))
 
     def set_project_trust(self, trust: ProjectTrust) -> None:
         """A new trust decision; what the project would bring is looked up again when asked."""
@@ -497,6 +507,7 @@ class AgentSession:
                 secret_names=self.registry.key_env_names(),
             ),
             editor_files=self.editor_files,
+            editor_terminal=self.editor_terminal,
             subagents=self.subagents,
             plan_review=self.plan_review,
             path_guard=self.permissions.read_guard(),
@@ -534,6 +545,20 @@ class AgentSession:
             return text
         return self.resources.expand(text)
 
+    async def _expand_mcp(self, text: str, images: list[ImageContent]) -> tuple[str, list[ImageContent]]:
+        """MCP prompt commands and `@server:uri` resource mentions (mcp/mentions.py)."""
+        from atomic.core.mcp.mentions import PromptCommandError
+
+        assert self.mcp is not None
+        model = self.model
+        try:
+            return await self.mcp.expand_input(
+                text, images, session_id=self.store.session_id,
+                supports_images=bool(model and model.supports_images()) and not self.settings.images.block_images,
+            )
+        except PromptCommandError as exc:
+            raise PromptRejected(str(exc)) from None
+
     async def _input_hook(self, text: str, images: list[ImageContent], source: str) -> tuple[str, bool]:
         """Extension `input` handlers may transform the text or handle it entirely."""
         payload = {"text": text, "images": images, "source": source}
@@ -561,6 +586,8 @@ class AgentSession:
         if handled:
             return
         text = self._expand(text)
+        if self.mcp is not None:
+            text, images = await self._expand_mcp(text, images)
         if self.is_streaming:
             if streaming_behavior == "steer":
                 self._queue(self.steering, text, images)

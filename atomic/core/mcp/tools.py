@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from atomic.core.mcp.connection import McpConnection, McpError, McpToolInfo
+from atomic.core.mcp.results import ResultLimits, bound_result, bound_text
 from atomic.core.messages import ImageContent, TextContent
 from atomic.core.tools.base import Tool, ToolContext, ToolError, ToolOutput
 
@@ -27,6 +28,15 @@ def exposed_name(server: str, tool: str) -> str:
     return f"{name[: MAX_TOOL_NAME - 9]}_{digest}"
 
 
+def progress_text(done: float, total: float | None, message: str | None) -> str:
+    """A server's progress as one line: `Indexing (3/10)`, `40%`, `step 3`."""
+    if total:
+        amount = f"{done:g}/{total:g}"
+    else:
+        amount = f"{done:g}"
+    return f"{message} ({amount})" if message else f"progress {amount}"
+
+
 def _object_schema(schema: dict[str, Any]) -> dict[str, Any]:
     # Providers reject a tool schema that is not an object schema.
     if schema.get("type") != "object":
@@ -34,11 +44,27 @@ def _object_schema(schema: dict[str, Any]) -> dict[str, Any]:
     return schema
 
 
+def for_user_only(item: dict[str, Any]) -> bool:
+    """Content annotated `audience: ["user"]` is meant for the person, not the model."""
+    annotations = item.get("annotations")
+    audience = annotations.get("audience") if isinstance(annotations, dict) else None
+    return isinstance(audience, list) and bool(audience) and "assistant" not in audience
+
+
+def user_only_text(result: dict[str, Any]) -> list[str]:
+    """The text of the result's user-only content, shown to the user in the tool's details."""
+    out: list[str] = []
+    for item in result.get("content") or []:
+        if isinstance(item, dict) and for_user_only(item) and item.get("type") == "text":
+            out.append(str(item.get("text", "")))
+    return out
+
+
 def convert_result(result: dict[str, Any], *, supports_images: bool) -> tuple[list[TextContent | ImageContent], bool]:
     """An MCP `CallToolResult` (protocol JSON) as tool-result blocks, and whether it is an error."""
     blocks: list[TextContent | ImageContent] = []
     for item in result.get("content") or []:
-        if not isinstance(item, dict):
+        if not isinstance(item, dict) or for_user_only(item):
             continue
         kind = item.get("type")
         if kind == "text":
@@ -68,7 +94,13 @@ def convert_result(result: dict[str, Any], *, supports_images: bool) -> tuple[li
 
 
 class McpTool(Tool):
-    def __init__(self, connection: McpConnection, info: McpToolInfo, timeout_s: Callable[[], float]) -> None:
+    def __init__(
+        self,
+        connection: McpConnection,
+        info: McpToolInfo,
+        timeout_s: Callable[[], float],
+        result_limits: Callable[[], ResultLimits] = ResultLimits,
+    ) -> None:
         self.connection = connection
         self.info = info
         self.name = exposed_name(connection.name, info.name)
@@ -77,6 +109,7 @@ class McpTool(Tool):
         self.parameters = _object_schema(info.input_schema)
         self.prompt_snippet = ""
         self._timeout_s = timeout_s
+        self._result_limits = result_limits
 
     def estimated_tokens(self) -> int:
         """A rough size of the tool's definition in the request (about four characters a token)."""
@@ -84,18 +117,36 @@ class McpTool(Tool):
 
     async def execute(self, call_id: str, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         timeout = self.connection.config.timeout_ms / 1000 if self.connection.config.timeout_ms else self._timeout_s()
+        def progress(done: float, total: float | None, message: str | None) -> None:
+            ctx.on_update(ToolOutput.text(progress_text(done, total, message),
+                                          details={"progress": done, "total": total, "message": message}))
+
         try:
-            result = await self.connection.call(self.info.name, args, timeout)
+            result = await self.connection.call(self.info.name, args, timeout, progress)
         except McpError as exc:
             raise ToolError(str(exc)) from None
         blocks, is_error = convert_result(result, supports_images=ctx.supports_images)
+        limits = self._result_limits()
         if is_error:
             text = "\n".join(b.text for b in blocks if isinstance(b, TextContent))
-            raise ToolError(text or f"MCP tool {self.info.name} failed")
+            raise ToolError(bound_text(text, limits, session_id=ctx.session_id, tool=self.name)
+                            if text else f"MCP tool {self.info.name} failed")
+        bounded = bound_result(blocks, limits, session_id=ctx.session_id, tool=self.name)
         details: dict[str, Any] = {"server": self.connection.name, "tool": self.info.name}
-        if result.get("structuredContent") is not None:
-            details["structuredContent"] = result["structuredContent"]
-        return ToolOutput(content=blocks, details=details)
+        structured = result.get("structuredContent")
+        # Details are stored with the session: a huge structured result stays in the full-output file.
+        if structured is not None and not bounded.truncated and (
+            len(json.dumps(structured, ensure_ascii=False)) <= limits.max_bytes
+        ):
+            details["structuredContent"] = structured
+        if bounded.truncated:
+            details["truncation"] = {"totalBytes": bounded.total_bytes, "totalLines": bounded.total_lines,
+                                     "maxBytes": limits.max_bytes, "maxLines": limits.max_lines}
+            details["fullOutputPath"] = bounded.full_output_path
+        shown = user_only_text(result)
+        if shown:
+            details["userContent"] = shown
+        return ToolOutput(content=bounded.blocks, details=details)
 
 
 def _score(tool: McpTool, terms: list[str]) -> int:

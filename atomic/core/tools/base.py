@@ -55,6 +55,27 @@ class EditorFiles(Protocol):
     async def write_text(self, path: Path, text: str) -> None: ...
 
 
+@dataclass(frozen=True)
+class TerminalRun:
+    """How a command run in the editor's terminal ended."""
+
+    exit_code: int | None
+    signal: str | None = None  # e.g. "SIGTERM" when a signal ended it
+    timed_out: bool = False
+
+
+class EditorTerminal(Protocol):
+    """Commands run in the user's editor (ACP `terminal/*`), where the editor shows them live.
+
+    `run` streams the output through `on_output` (text so far is never repeated), kills the
+    command on timeout or cancellation, and releases the terminal before it returns."""
+
+    async def run(
+        self, call_id: str, command: str, cwd: Path, env: dict[str, str],
+        on_output: Callable[[str], None], timeout_s: float | None,
+    ) -> TerminalRun: ...
+
+
 class SubagentLauncher(Protocol):
     """Runs a child agent for the `task` tool (atomic/core/subagents); the result is the tool's output."""
 
@@ -87,6 +108,8 @@ class ToolContext:
     # Why read, grep, find and ls must not show a path (None: it may be shown); see permissions/read_guard.py.
     path_guard: Callable[[Path], str | None] = lambda _path: None
     editor_files: EditorFiles | None = None
+    # bash runs here instead of locally when a frontend offers it (ACP with acp.clientTerminal).
+    editor_terminal: EditorTerminal | None = None
     # Set for the session's own tool calls; None inside a subagent (children start no children).
     subagents: SubagentLauncher | None = None
     plan_review: PlanGate | None = None

@@ -6,11 +6,12 @@ import asyncio
 import os
 import secrets
 import signal
+from collections.abc import Callable
 from typing import Any
 
 from atomic.core import paths
 from atomic.core.shell import Channel, ShellError, ShellResult, run_shell
-from atomic.core.tools.base import Tool, ToolContext, ToolError, ToolOutput
+from atomic.core.tools.base import EditorTerminal, Tool, ToolContext, ToolError, ToolOutput
 from atomic.core.tools.output_tail import SpillingCapture
 from atomic.core.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, tail_notice
 
@@ -109,15 +110,18 @@ class BashTool(Tool):
 
         result: ShellResult | None = None
         try:
-            result = await run_shell(
-                command,
-                ctx.cwd,
-                on_output=on_output,
-                timeout_s=timeout,
-                shell_path=ctx.shell_path,
-                command_prefix=ctx.shell_command_prefix,
-                env=command_env(ctx),
-            )
+            if ctx.editor_terminal is not None:
+                result = await _in_editor(ctx.editor_terminal, call_id, command, ctx, on_output, timeout)
+            else:
+                result = await run_shell(
+                    command,
+                    ctx.cwd,
+                    on_output=on_output,
+                    timeout_s=timeout,
+                    shell_path=ctx.shell_path,
+                    command_prefix=ctx.shell_command_prefix,
+                    env=command_env(ctx),
+                )
         except ShellError as exc:
             raise ToolError(str(exc)) from None
         except asyncio.CancelledError:
@@ -146,6 +150,21 @@ class BashTool(Tool):
         if result.exit_code:
             raise ToolError(f"{text or '(no output)'}\n\nCommand exited with code {result.exit_code}")
         return ToolOutput.text(text or "(no output)", details)
+
+
+async def _in_editor(
+    terminal: EditorTerminal, call_id: str, command: str, ctx: ToolContext,
+    on_output: Callable[[Channel, str], None], timeout: float | None,
+) -> ShellResult:
+    # The editor's terminal has the editor's environment: only the session's own variables are
+    # sent, never Atomic's process environment (it may hold keys).
+    run = await terminal.run(call_id, command, ctx.cwd, dict(ctx.env), lambda text: on_output("stdout", text), timeout)
+    if run.timed_out:
+        return ShellResult(exit_code=None, timed_out=True)
+    if run.signal is not None and run.exit_code is None:
+        number = signal.Signals.__members__.get(run.signal)
+        return ShellResult(exit_code=-int(number) if number is not None else -1)
+    return ShellResult(exit_code=run.exit_code)
 
 
 def _signal_name(number: int) -> str:

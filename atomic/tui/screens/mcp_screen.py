@@ -18,7 +18,9 @@ STATUS_TEXT = {
     "starting": "starting…",
     "connected": "connected",
     "failed": "failed",
-    "crashed": "crashed",
+    "crashed": "crashed (next call restarts it)",
+    "reconnecting": "reconnecting…",
+    "needs login": "needs login",
     "stopped": "stopped",
     "untrusted": "not trusted",
     "disabled": "disabled",
@@ -32,7 +34,8 @@ NO_SERVERS = (
 def detail_text(state: McpServerStatus) -> str:
     lines = [f"{state.name}  ({state.source}, {state.transport})  {state.target}"]
     if state.server_name:
-        lines.append(f"server: {state.server_name}   restarts: {state.restarts}")
+        renewed = f"   sessions renewed: {state.session_renewals}" if state.session_renewals else ""
+        lines.append(f"server: {state.server_name}   restarts: {state.restarts}{renewed}")
     if state.error:
         lines.append(f"error: {state.error}")
     if state.status == "untrusted":
@@ -58,6 +61,7 @@ class McpScreen(AtomicModal[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "reconnect", "Reconnect", show=False, priority=True),
         Binding("r", "reconnect", "Reconnect", show=False),
+        Binding("l", "login", "Log in", show=False),
     ]
 
     def __init__(self, session: Engine) -> None:
@@ -70,7 +74,7 @@ class McpScreen(AtomicModal[None]):
             panel.border_title = "MCP servers"
             yield DataTable(cursor_type="row", id="mcp-table")
             yield Static("", classes="panel-detail", id="mcp-detail")
-            yield Static("↑↓ move · enter reconnect · esc close", classes="panel-hint")
+            yield Static("↑↓ move · enter reconnect · l log in (remote) · esc close", classes="panel-hint")
 
     def on_mount(self) -> None:
         table = self.query_one("#mcp-table", DataTable)
@@ -129,3 +133,31 @@ class McpScreen(AtomicModal[None]):
                 self.app.notify(f"{state.name}: {result.error or result.status}", severity="error")
 
         self.run_worker(reconnect(), group="mcp-reconnect", exclusive=True)
+
+    def action_login(self) -> None:
+        """OAuth login of a remote server: the URL opens in the browser and is shown to copy."""
+        state = self._selected()
+        if state is None:
+            return
+        if state.transport == "stdio":
+            self.app.notify(f"{state.name} runs locally; it has no login", severity="warning")
+            return
+
+        def show(url: str) -> None:
+            self.app.notify(f"Log in to {state.name} in your browser:\n{url}", timeout=120)
+            import webbrowser
+
+            try:
+                webbrowser.open(url)
+            except Exception:  # noqa: BLE001 - the URL is shown either way
+                pass
+
+        async def login() -> None:
+            result = await self.session.login_mcp_server(state.name, show)
+            self.refresh_rows()
+            if result is not None and result.status == "connected":
+                self.app.notify(f"{state.name}: logged in, {len(result.tools)} tools")
+            elif result is not None:
+                self.app.notify(f"{state.name}: {result.error or result.status}", severity="error")
+
+        self.run_worker(login(), group="mcp-login", exclusive=True)
