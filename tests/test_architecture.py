@@ -8,6 +8,7 @@ EQUALS that set: a fixed violation must be removed from the set, and no new one 
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -106,6 +107,18 @@ def test_the_loop_imports_neither_the_engine_nor_the_extensions() -> None:
         if n.startswith(("atomic.core.engine", "atomic.core.extensions"))
     ]
     assert offenders == []
+
+
+def test_rpc_handlers_spell_no_camel_case_key() -> None:
+    """camelCase is written in rpc/wire.py only: rpc/handlers.py holds no camelCase string literal."""
+    path = PACKAGE / "rpc" / "handlers.py"
+    camel = re.compile(r"^[a-z]+[A-Z][A-Za-z0-9]*$")
+    found = [
+        node.value
+        for node in ast.walk(_parse(path))
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and camel.match(node.value)
+    ]
+    assert found == []
 
 
 # ------------------------------------------------------------------------------------------ import cycles

@@ -11,9 +11,10 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from atomic.core.contract import Engine
+from atomic.core.events import BashExecutionUpdate
 from atomic.rpc import protocol as p
 from atomic.rpc import wire
 
@@ -174,12 +175,8 @@ async def bash(e: Engine, c: p.Bash, x: HandlerContext) -> Any:
     request_id = None if c.id is None else str(c.id)
 
     def on_chunk(channel: str, text: str) -> None:
-        event: dict[str, Any] = {"type": "bash_execution_update"}
-        if c.id is not None:
-            event["id"] = c.id
-        event["channel"] = channel
-        event["delta"] = text
-        x.write_event(event)
+        stream: Literal["stdout", "stderr"] = "stderr" if channel == "stderr" else "stdout"
+        x.write_event(BashExecutionUpdate(id=c.id, channel=stream, delta=text).to_wire())
 
     return wire.bash_json(await e.run_bash(c.command, request_id=request_id, on_chunk=on_chunk))
 
@@ -285,11 +282,7 @@ async def set_label(e: Engine, c: p.SetLabel, _x: HandlerContext) -> Any:
 
 @handles(p.NavigateTree)
 async def navigate_tree(e: Engine, c: p.NavigateTree, _x: HandlerContext) -> Any:
-    text = await e.navigate_to(c.target_id)
-    data: dict[str, Any] = {"cancelled": False}
-    if text is not None:
-        data["editorText"] = text
-    return data
+    return wire.navigate_json(await e.navigate_to(c.target_id))
 
 
 @handles(p.AbortCompaction)
