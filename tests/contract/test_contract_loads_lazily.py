@@ -14,7 +14,7 @@ from pathlib import Path
 import atomic.core.contract as contract
 
 # Modules the first `get_state` of `atomic --mode rpc` must not import.
-NOT_AT_START_UP = ("atomic.core.contract.records", "atomic.core.contract.sessions", "atomic.core.contract.convert")
+NOT_AT_START_UP = ("atomic.core.records", "atomic.core.contract.sessions", "atomic.core.contract.convert")
 
 
 def test_every_exported_name_resolves_to_its_definition() -> None:
@@ -39,8 +39,8 @@ def test_the_type_checking_imports_are_the_lazy_table() -> None:
 
 def test_a_lazy_name_is_the_same_object_as_in_its_module() -> None:
     from atomic.core.contract import SessionStats, list_session_summaries
-    from atomic.core.contract.records import SessionStats as defined
     from atomic.core.contract.sessions import list_session_summaries as defined_function
+    from atomic.core.records import SessionStats as defined
 
     assert SessionStats is defined
     assert list_session_summaries is defined_function

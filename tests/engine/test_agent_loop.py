@@ -238,8 +238,8 @@ async def test_persisted_thinking_level_is_saved_per_model(make_session, agent_d
     import json
 
     session, _p, _rec = await make_session([])
-    data = session.set_thinking_level("high", persist=True)
-    assert data == {"level": "high", "provider": "scripted", "modelId": "scripted-model"}
+    change = session.set_thinking_level("high", persist=True)
+    assert (change.level, change.provider, change.model_id) == ("high", "scripted", "scripted-model")
     saved = json.loads((agent_dir / "settings.json").read_text())
     assert saved["defaultThinkingLevel"] == "high"
     assert saved["modelThinkingLevels"] == {"scripted/scripted-model": "high"}

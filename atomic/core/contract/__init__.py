@@ -61,7 +61,16 @@ from atomic.core.trust import HOW_TO_TRUST, ProjectTrust, trust_change_message
 
 if TYPE_CHECKING:
     from atomic.core.contract.logins import SubscriptionLogin, subscription_logins
-    from atomic.core.contract.records import (
+    from atomic.core.contract.sessions import (
+        find_session_file,
+        has_usable_model,
+        list_session_summaries,
+        session_folder,
+    )
+    from atomic.core.mcp.acp_servers import parse_acp_servers
+    from atomic.core.oauth.base import LoginCancelled, LoginError, LoginPrompts
+    from atomic.core.project_offer import ProjectOffer
+    from atomic.core.records import (
         AuthStatus,
         CommandInfo,
         CompactionOutcome,
@@ -82,22 +91,13 @@ if TYPE_CHECKING:
         TokenTotals,
         TreeNode,
     )
-    from atomic.core.contract.sessions import (
-        find_session_file,
-        has_usable_model,
-        list_session_summaries,
-        session_folder,
-    )
-    from atomic.core.mcp.acp_servers import parse_acp_servers
-    from atomic.core.oauth.base import LoginCancelled, LoginError, LoginPrompts
-    from atomic.core.project_offer import ProjectOffer
     from atomic.core.tools.todo import TodoItem
     from atomic.core.web_sources import WebSource, web_sources
 
 # Loaded on first use (PEP 562), not at start-up: the RPC server's first answer needs none of them,
 # and defining the records alone took about 5% of the time from start to that answer.
 _LAZY_MODULES = {
-    "atomic.core.contract.records": (
+    "atomic.core.records": (
         "AuthStatus CommandInfo CompactionOutcome ContextUsage ForkMessage ForkResult LogoutResult McpServerStatus "
         "ModelCycle ProviderAuth QueueSnapshot SessionStats SessionSummary SessionTree StoredMessage StoredTree "
         "ThinkingLevelChange TokenTotals TreeNode"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from atomic.core.contract import convert
-from atomic.core.contract.records import SessionSummary
+from atomic.core.records import SessionSummary
 
 
 def session_folder(cwd: Path, flag: str | None = None, setting: str | None = None) -> Path:

@@ -59,6 +59,7 @@ if TYPE_CHECKING:
     from atomic.core.mcp.manager import McpManager
     from atomic.core.models.registry import ModelRegistry
     from atomic.core.project_offer import ProjectOffer
+    from atomic.core.records import ModelCycle, QueueSnapshot, ThinkingLevelChange
     from atomic.core.resources.context_files import ContextFile
     from atomic.core.resources.input_expansion import ResourceCatalog
     from atomic.core.subagents.runner import SubagentRunner
@@ -317,13 +318,13 @@ class AgentSession:
     def set_model(self, provider: str, model_id: str, persist: bool = False) -> Model:
         return self.models.set_model(provider, model_id, persist)
 
-    def cycle_model(self, persist: bool = False, backwards: bool = False) -> dict[str, Any] | None:
+    def cycle_model(self, persist: bool = False, backwards: bool = False) -> ModelCycle | None:
         return self.models.cycle_model(persist, backwards)
 
     def saved_level_for(self, model: Model) -> str | None:
         return self.models.saved_level_for(model)
 
-    def set_thinking_level(self, level: str, persist: bool = False) -> dict[str, Any]:
+    def set_thinking_level(self, level: str, persist: bool = False) -> ThinkingLevelChange:
         return self.models.set_thinking_level(level, persist)
 
     def cycle_thinking_level(self) -> str | None:
@@ -783,13 +784,16 @@ class AgentSession:
         if self._current_run is not None:
             self._current_run.cancel_retry()
 
-    def clear_queue(self) -> dict[str, list[str]]:
-        steering = [i.text for i in self.steering.clear()]
-        follow = [i.text for i in self.follow_ups.clear()]
+    def clear_queue(self) -> QueueSnapshot:
+        """Remove every queued message; the snapshot holds the texts removed."""
+        from atomic.core.records import QueueSnapshot
+
+        steering = tuple(i.text for i in self.steering.clear())
+        follow = tuple(i.text for i in self.follow_ups.clear())
         if steering or follow:
             self.queue_journal.save()
             self.queue_changed()
-        return {"steering": steering, "followUp": follow}
+        return QueueSnapshot(steering, follow)
 
     async def _approve_through_ui(self, request: ApprovalRequest) -> Decision | None:
         if not self.extension_ui.has_frontend:
