@@ -74,6 +74,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="which tool calls need your approval: ask (bash, write, edit, MCP), accept-edits "
                      "(bash, MCP), yolo (none; the default outside ACP) or plan (read-only until you "
                      "approve the model's plan)")
+    res.add_argument("--sandbox", dest="sandbox_mode", choices=["workspace-write", "read-only", "off"], default=None,
+                     help="where the model's commands may write: workspace-write (the project, temp, "
+                     "sandbox.writableRoots; the default), read-only (temp only) or off (no sandbox)")
     res.add_argument("-nbt", "--no-builtin-tools", action="store_true",
                      help="disable the built-in tools (extension tools stay)")
     compat = parser.add_argument_group("pi compatibility")
@@ -138,6 +141,7 @@ def options_from_args(args: argparse.Namespace, extra_flags: dict[str, Any]) -> 
         extension_flags=extra_flags,
         approve=args.approve,
         permission_mode=args.permission_mode,
+        sandbox_mode=args.sandbox_mode,
     )
 
 
@@ -253,6 +257,9 @@ def _notices_to_stderr(engine: Engine) -> None:
     notice = engine.untrusted_notice()
     if notice is not None:
         print(f"atomic: {notice}", file=sys.stderr, flush=True)
+    sandbox_notice = engine.sandbox_notice()
+    if sandbox_notice is not None:
+        print(f"atomic: {sandbox_notice}", file=sys.stderr, flush=True)
     engine.set_mcp_notice_sink(lambda line: print(f"atomic: {line}", file=sys.stderr, flush=True))
 
 

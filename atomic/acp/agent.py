@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from acp import helpers
 from acp.schema import (
     AuthenticateResponse,
     ClientCapabilities,
@@ -32,6 +33,7 @@ from atomic.acp.handshake import initialize_result, login_methods
 from atomic.acp.mcp_commands import run_mcp_command
 from atomic.acp.prompt_blocks import flatten_prompt
 from atomic.acp.replay import replay
+from atomic.acp.rewind_commands import rewind_command
 from atomic.acp.session_bridge import SessionBridge
 from atomic.acp.ui_dialogs import AcpDialogs
 from atomic.core.contract import (
@@ -259,6 +261,9 @@ class AtomicAcpAgent:
             return True
         if word == "/name" and rest.strip():
             engine.set_session_name(rest.strip())
+            return True
+        if (reply := await rewind_command(engine, word, rest)) is not None:
+            bridge.send(helpers.update_agent_message_text(reply))
             return True
         if word == "/mcp":
             await run_mcp_command(bridge, rest)

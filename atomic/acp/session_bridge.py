@@ -31,6 +31,7 @@ from acp.schema import (
 from atomic.acp.chunks import ChunkCoalescer
 from atomic.acp.client_terminal import ClientTerminal
 from atomic.acp.config import config_options
+from atomic.acp.rewind_commands import REWIND_COMMANDS
 from atomic.acp.tool_view import (
     diff_content,
     result_text,
@@ -48,6 +49,7 @@ BUILTIN_COMMANDS: tuple[tuple[str, str], ...] = (
     ("compact", "Compact the conversation to free context"),
     ("name", "Name this session: /name <name>"),
     ("mcp", "MCP servers and their state; /mcp reconnect <name> restarts one"),
+    *REWIND_COMMANDS,
 )
 # bash output sent per update is capped: editors show the tail, the model gets the full result.
 _STREAMED_OUTPUT_LIMIT = 64 * 1024

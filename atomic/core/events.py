@@ -241,6 +241,16 @@ class SessionChanged(Event):
     session_file: str | None = None
 
 
+class CheckpointCreated(Event):
+    """The project's files were recorded (before a prompt's first writing tool call, or before a
+    restore: then `entry_id` is None)."""
+
+    type: Literal["checkpoint_created"] = "checkpoint_created"
+    checkpoint_id: str
+    entry_id: str | None = None
+    _keep_null: ClassVar[frozenset[str]] = frozenset({"entryId"})
+
+
 class TodoUpdate(Event):
     """The model's to-do list changed (the `todo` tool, or moving to a branch with another list).
 

@@ -113,6 +113,25 @@ class McpSettings(_Section):
     max_result_lines: int = Field(default=2000, alias="maxResultLines", gt=0)
 
 
+class CheckpointSettings(_Section):
+    enabled: bool = Field(
+        default=True,
+        description="Record the project's files before each prompt's first change, so it can be undone",
+    )
+    max_file_bytes: int = Field(
+        default=10 * 1024 * 1024,
+        alias="maxFileBytes",
+        ge=0,
+        description="Files bigger than this are left out of checkpoints (and listed as skipped)",
+    )
+    keep_days: int = Field(
+        default=30,
+        alias="keepDays",
+        gt=0,
+        description="Checkpoints older than this many days are pruned",
+    )
+
+
 class SubagentSettings(_Section):
     max_concurrent: int = Field(
         default=4,
@@ -140,6 +159,24 @@ class ShellEnvSettings(_Section):
     # Variables the model's commands receive although their names look secret (docs/security.md).
     pass_names: list[str] = Field(default_factory=list, alias="pass")
     pass_secrets: bool = Field(default=False, alias="passSecrets")
+
+
+SandboxMode = Literal["workspace-write", "read-only", "off"]
+
+
+class SandboxSettings(_Section):
+    mode: SandboxMode = Field(
+        default="workspace-write",
+        description="Where the model's commands may write: the project, temp and writableRoots; only temp; or anywhere",
+        json_schema_extra=_shown("Sandbox", "choice"),
+    )
+    network: bool = Field(
+        default=True,
+        description="Whether the model's sandboxed commands may use the network (off: only their own loopback)",
+        json_schema_extra=_shown("Sandbox network", "bool"),
+    )
+    writable_roots: list[str] = Field(default_factory=lambda: ["~/.cache"], alias="writableRoots")
+    escalation: Literal["ask", "never"] = Field(default="ask")
 
 
 class Settings(_Section):
@@ -184,8 +221,8 @@ class Settings(_Section):
         description="Skip the startup header listing context files, templates, skills and extensions",
         json_schema_extra=_shown("Quiet startup", "bool"),
     )
-    double_escape_action: Literal["tree", "fork", "none"] = Field(
-        default="tree",
+    double_escape_action: Literal["rewind", "tree", "fork", "none"] = Field(
+        default="rewind",
         alias="doubleEscapeAction",
         description="What pressing Esc twice on an empty editor opens",
         json_schema_extra=_shown("Double-escape action", "choice"),
@@ -233,6 +270,8 @@ class Settings(_Section):
         json_schema_extra=_shown("Web search", "bool"),
     )
     mcp: McpSettings = Field(default_factory=McpSettings)
+    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
+    checkpoints: CheckpointSettings = Field(default_factory=CheckpointSettings)
     acp: AcpSettings = Field(default_factory=AcpSettings)
     subagents: SubagentSettings = Field(default_factory=SubagentSettings)
     permission_mode: Literal["ask", "accept-edits", "yolo", "plan"] | None = Field(default=None, alias="permissionMode")

@@ -17,10 +17,15 @@ import signal
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from atomic.core.sandbox.launch import Launch
 
 Channel = Literal["stdout", "stderr"]
 OutputCallback = Callable[[Channel, str], None]
+# Wraps `[shell, "-c", script]` into the command that really starts (the sandbox's launcher).
+Launcher = Callable[[list[str | bytes]], "Launch"]
 
 # SIGTERM first so well-behaved programs can clean up; SIGKILL whatever is left after this grace, so an
 # abort ends the whole group within ~100 ms.
@@ -175,14 +180,16 @@ def shell_argument(script: str) -> bytes:
         return kept.encode("utf-8", errors="surrogateescape")
 
 
-async def _spawn(shell: str, script: str, cwd: Path | str, env: Mapping[str, str] | None) -> _Running:
+async def _spawn(
+    shell: str, script: str, cwd: Path | str, env: Mapping[str, str] | None, launch: Launch | None
+) -> _Running:
     loop = asyncio.get_running_loop()
     protocol = _ExitAwareProtocol(2**16, loop)
+    argv: list[str | bytes] = launch.argv if launch is not None else [shell, "-c", shell_argument(script)]
     transport, _ = await loop.subprocess_exec(
         lambda: protocol,
-        shell,
-        "-c",
-        shell_argument(script),
+        *argv,
+        pass_fds=launch.pass_fds if launch is not None else (),
         cwd=str(cwd),
         env=dict(env) if env is not None else None,
         stdin=asyncio.subprocess.DEVNULL,
@@ -234,21 +241,31 @@ async def run_shell(
     shell_path: str | None = None,
     command_prefix: str | None = None,
     env: Mapping[str, str] | None = None,
+    launcher: Launcher | None = None,
 ) -> ShellResult:
     """Run `command` with `<shell> -c`, calling `on_output(channel, text)` as output arrives.
 
     Returns when the shell exits (or the timeout kills its group) and its output is read; output
     still trickling from background children is waited for at most PIPE_DRAIN_SECONDS. On
     cancellation the process group is killed before CancelledError propagates. `env` replaces the
-    environment when given. Raises ShellError if the command cannot start.
+    environment when given. `launcher` starts the shell inside a sandbox: its launcher process leads
+    the group, so timeouts and aborts reach everything it started. Raises ShellError if the command
+    cannot start.
     """
     if not os.path.isdir(cwd):
         raise ShellError(f"Working directory does not exist: {cwd}\nCannot execute bash commands.")
     shell = resolve_shell(shell_path)
+    script = build_command(command, command_prefix)
+    launch = launcher([shell, "-c", shell_argument(script)]) if launcher is not None else None
     try:
-        running = await _spawn(shell, build_command(command, command_prefix), cwd, env)
+        running = await _spawn(shell, script, cwd, env, launch)
     except OSError as exc:
-        raise ShellError(f"Could not start {shell}: {exc.strerror or exc}") from None
+        if launch is not None:
+            launch.finished()
+        program = launch.argv[0] if launch is not None else shell
+        raise ShellError(f"Could not start {program!s}: {exc.strerror or exc}") from None
+    if launch is not None:
+        launch.started()
 
     stdout, stderr = running.process.stdout, running.process.stderr
     assert stdout is not None and stderr is not None
@@ -257,6 +274,8 @@ async def run_shell(
         asyncio.create_task(_pump(stderr, "stderr", on_output)),
     ]
     try:
+        if launch is not None:
+            await launch.ready()
         try:
             await asyncio.wait_for(running.exited.wait(), timeout_s)
         except TimeoutError:
@@ -274,6 +293,8 @@ async def run_shell(
     finally:
         # Release our pipe ends even if a background child still holds the other end.
         running.transport.close()
+        if launch is not None:
+            launch.finished()
 
 
 async def _cleanup_after_cancel(running: _Running) -> None:

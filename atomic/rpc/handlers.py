@@ -213,6 +213,9 @@ async def switch_session(e: Engine, c: p.SwitchSession, _x: HandlerContext) -> d
 
 @handles(p.Fork)
 async def fork(e: Engine, c: p.Fork, _x: HandlerContext) -> Any:
+    if c.restore_files:
+        result, restored = await e.fork_with_files(c.entry_id)
+        return {"text": result.text, "cancelled": result.cancelled, "restoredFiles": wire.restore_json(restored)}
     result = await e.fork(c.entry_id)
     return {"text": result.text, "cancelled": result.cancelled}
 
@@ -282,7 +285,13 @@ async def set_label(e: Engine, c: p.SetLabel, _x: HandlerContext) -> Any:
 
 @handles(p.NavigateTree)
 async def navigate_tree(e: Engine, c: p.NavigateTree, _x: HandlerContext) -> Any:
-    return wire.navigate_json(await e.navigate_to(c.target_id))
+    if c.restore_files:
+        if c.target_id is None:
+            raise ValueError("restoreFiles needs a user message as targetId")
+        text, restored = await e.navigate_with_files(c.target_id)
+    else:
+        text, restored = await e.navigate_to(c.target_id), None
+    return wire.navigate_json(text, restored)
 
 
 @handles(p.AbortCompaction)
@@ -303,6 +312,21 @@ async def set_permission_mode(e: Engine, c: p.SetPermissionMode, _x: HandlerCont
 @handles(p.GetMcpServers)
 async def get_mcp_servers(e: Engine, _c: p.GetMcpServers, _x: HandlerContext) -> Any:
     return wire.mcp_servers_json(e.mcp_servers(), e.trust_status())
+
+
+@handles(p.GetCheckpoints)
+async def get_checkpoints(e: Engine, _c: p.GetCheckpoints, _x: HandlerContext) -> Any:
+    return wire.checkpoints_json(await e.checkpoints())
+
+
+@handles(p.DiffCheckpoint)
+async def diff_checkpoint(e: Engine, c: p.DiffCheckpoint, _x: HandlerContext) -> Any:
+    return wire.checkpoint_diff_json(await e.diff_checkpoint(c.checkpoint_id))
+
+
+@handles(p.RestoreCheckpoint)
+async def restore_checkpoint(e: Engine, c: p.RestoreCheckpoint, _x: HandlerContext) -> Any:
+    return wire.restore_json(await e.restore_checkpoint(c.checkpoint_id))
 
 
 @handles(p.ReconnectMcpServer)

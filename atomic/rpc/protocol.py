@@ -176,6 +176,7 @@ class SwitchSession(Command):
 class Fork(Command):
     type: Literal["fork"]
     entry_id: str = Field(alias="entryId")
+    restore_files: bool = Field(False, alias="restoreFiles")
 
 
 class Clone(Command):
@@ -218,6 +219,7 @@ class SetLabel(Command):
 class NavigateTree(Command):
     type: Literal["navigate_tree"]
     target_id: str | None = Field(alias="targetId")
+    restore_files: bool = Field(False, alias="restoreFiles")
 
 
 class AbortCompaction(Command):
@@ -236,6 +238,20 @@ class GetCommands(Command):
 
 class GetMcpServers(Command):
     type: Literal["get_mcp_servers"]
+
+
+class GetCheckpoints(Command):
+    type: Literal["get_checkpoints"]
+
+
+class DiffCheckpoint(Command):
+    type: Literal["diff_checkpoint"]
+    checkpoint_id: str = Field(alias="checkpointId")
+
+
+class RestoreCheckpoint(Command):
+    type: Literal["restore_checkpoint"]
+    checkpoint_id: str = Field(alias="checkpointId")
 
 
 class ReconnectMcpServer(Command):

@@ -23,6 +23,8 @@ from atomic.rpc.wire_json import JsonPieces, dumps, joined_in_chunks
 if TYPE_CHECKING:
     from atomic.core.contract import (
         AuthStatus,
+        CheckpointDiff,
+        CheckpointInfo,
         CommandInfo,
         ContextUsage,
         ForkMessage,
@@ -30,6 +32,7 @@ if TYPE_CHECKING:
         McpServerStatus,
         ModelCycle,
         QueueSnapshot,
+        RestoreResult,
         SessionState,
         SessionStats,
         StoredMessage,
@@ -91,6 +94,9 @@ def state_json(state: SessionState, trust: TrustStatus | None) -> dict[str, Any]
     recovery = state.session_recovery
     if recovery is not None:
         data["sessionRecovery"] = record_json(recovery)
+    if state.sandbox is not None:
+        sandbox = state.sandbox
+        data["sandbox"] = {"mode": sandbox.mode, "network": sandbox.network, "available": sandbox.available}
     return data
 
 
@@ -180,11 +186,14 @@ def fork_messages_json(messages: list[ForkMessage]) -> dict[str, Any]:
     return {"messages": [record_json(m) for m in messages]}
 
 
-def navigate_json(editor_text: str | None) -> dict[str, Any]:
-    """`navigate_tree` data: the user message's text comes back for editing when the target was one."""
+def navigate_json(editor_text: str | None, restored: RestoreResult | None) -> dict[str, Any]:
+    """`navigate_tree` data: the user message's text comes back for editing when the target was one,
+    and what was put back when the files were restored too."""
     data: dict[str, Any] = {"cancelled": False}
     if editor_text is not None:
         data["editorText"] = editor_text
+    if restored is not None:
+        data["restoredFiles"] = restore_json(restored)
     return data
 
 
@@ -301,3 +310,34 @@ def messages_json(messages: list[StoredMessage]) -> JsonPieces:
     Left in chunks: the server writes a 50,000-message answer a chunk at a time.
     """
     return JsonPieces(['{"messages":[', *joined_in_chunks(messages), "]}"])
+
+
+def checkpoints_json(checkpoints: list[CheckpointInfo]) -> dict[str, Any]:
+    """`get_checkpoints` data (Atomic's extension, docs/rpc.md)."""
+    return {
+        "checkpoints": [
+            {
+                "checkpointId": c.checkpoint_id,
+                "entryId": c.entry_id,
+                "kind": c.kind,
+                "timestamp": c.timestamp,
+                "text": c.text,
+                "files": c.files,
+            }
+            for c in checkpoints
+        ]
+    }
+
+
+def checkpoint_diff_json(diff: CheckpointDiff) -> dict[str, Any]:
+    return {"files": [{"path": f.path, "status": f.status} for f in diff.files], "diff": diff.diff}
+
+
+def restore_json(result: RestoreResult) -> dict[str, Any]:
+    """`restore_checkpoint` data, and `restoredFiles` of navigate_tree and fork."""
+    return {
+        "restored": list(result.restored),
+        "deleted": list(result.deleted),
+        "skipped": [{"path": s.path, "reason": s.reason} for s in result.skipped],
+        "undoCheckpointId": result.undo_checkpoint_id,
+    }

@@ -27,7 +27,7 @@ from atomic.tui.editor import PromptEditor, split_pastes
 from atomic.tui.events_bridge import EventBridge
 from atomic.tui.extension_ui import ExtensionUiPresenter
 from atomic.tui.find_bar import FindBar
-from atomic.tui.footer import ExtensionWidgets, QueuePanel, StatusFooter, WorkingIndicator
+from atomic.tui.footer import ExtensionWidgets, QueuePanel, StatusFooter, WorkingIndicator, sandbox_label
 from atomic.tui.formatting import read_git_branch, tilde
 from atomic.tui.host import AppHost
 from atomic.tui.input_flow import InputFlow, session_prompts
@@ -42,8 +42,8 @@ if TYPE_CHECKING:
     from atomic.tui.screens.settings_screen import SettingChanged
 
 DOUBLE_PRESS_S = 1.0
-# Not offered until the engine runs. cycle_thinking is not here: a disabled binding lets Shift+Tab fall through
-# to Textual's focus-previous, which took the focus away from the editor.
+# Not offered until the engine runs. cycle_permissions is not here: a disabled binding lets Shift+Tab fall
+# through to Textual's focus-previous, which took the focus away from the editor.
 _NEEDS_SESSION = {"select_model", "cycle_model", "cycle_model_back", "dequeue", "copy_last", "copy_code"}
 _CODE_FENCE = re.compile(r"^(```|~~~)[^\n]*\n(.*?)^\1\s*$", re.MULTILINE | re.DOTALL)
 
@@ -255,6 +255,7 @@ class AtomicApp(AppHost):
         if session is None:
             return
         self.footer.set_location(session.cwd, self.git_branch, session.session_name)
+        self.footer.set_sandbox(sandbox_label(session.sandbox_status()))
         self.refresh_model()
         self.footer.set_stats(session.session_stats())
         self.refresh_permission_mode()
@@ -301,6 +302,9 @@ class AtomicApp(AppHost):
             self.conversation.add(StartupHeader("\n".join(lines)))
         for warning in [*session.startup_warnings, *self.key_warnings]:
             self.renderer.note(warning, "warning")
+        sandbox_notice = session.sandbox_notice()
+        if sandbox_notice is not None:
+            self.renderer.note(sandbox_notice, "warning")
         if session.model is None:
             guide = session.no_model_guide().replace(str(self.agent_dir), tilde(self.agent_dir))
             # Said from inside Atomic: "start `atomic` and type /login" would send the user in a circle.
@@ -468,7 +472,7 @@ class AtomicApp(AppHost):
         self.action_cycle_model(backwards=True)
 
     def action_cycle_thinking(self) -> None:
-        """Shift+Tab: the next thinking level, saved like /thinking (for this model and as the default)."""
+        """F3: the next thinking level, saved like /thinking (for this model and as the default)."""
         if self.session is None:
             return
         before = self.session.thinking_level
@@ -509,7 +513,7 @@ class AtomicApp(AppHost):
         self.editor.focus()
 
     def action_cycle_permissions(self) -> None:
-        """F2: the next permission mode (ask → accept-edits → yolo → plan), saved like /permissions."""
+        """F2 / Shift+Tab: the next permission mode (ask → accept-edits → yolo → plan), saved like /permissions."""
         if self.session is None:
             return
         before = self.session.permission_mode

@@ -20,6 +20,7 @@ from atomic.tui.session_commands import diff_command, retry_command
 
 if TYPE_CHECKING:
     from atomic.core.contract import SessionStats
+    from atomic.tui.rewind_flow import RewindFlow
     from atomic.tui.screens.login_screen import LoginChoice
     from atomic.tui.screens.model_picker import ModelChoice
     from atomic.tui.screens.session_picker import SessionChoice
@@ -175,11 +176,15 @@ class SlashCommands:
         self._push("tree", lambda: TreeScreen(self.app.session), self._tree_chosen)
 
     async def _tree_chosen(self, choice: TreeChoice) -> None:
-        text = await self.app.session.navigate_to(choice.entry_id)
-        if text is not None:
-            self.app.restore_to_editor([text])  # a user message: its text comes back to be edited and resent
-        else:
-            self.app.notify("Moved to the selected entry")
+        async def move() -> None:
+            text = await self.app.session.navigate_to(choice.entry_id)
+            if text is not None:
+                self.app.restore_to_editor([text])  # a user message: its text comes back to be edited and resent
+            else:
+                self.app.notify("Moved to the selected entry")
+
+        # Moving to a prompt offers to put the files back as they were before it (rewind_flow.py).
+        await self._rewind_flow().offer_files(choice.entry_id, move)
 
     async def _fork(self, _args: str) -> None:
         from atomic.tui.screens.fork_picker import ForkPickerScreen
@@ -187,11 +192,31 @@ class SlashCommands:
         self._push("fork", lambda: ForkPickerScreen(self.app.session), self._fork_chosen)
 
     async def _fork_chosen(self, entry_id: str) -> None:
-        result = await self.app.session.fork(entry_id)
-        if result.cancelled:
-            self.app.notify("Fork cancelled by an extension")
-        else:
-            self.app.restore_to_editor([result.text])
+        async def move() -> None:
+            result = await self.app.session.fork(entry_id)
+            if result.cancelled:
+                self.app.notify("Fork cancelled by an extension")
+            else:
+                self.app.restore_to_editor([result.text])
+
+        await self._rewind_flow().offer_files(entry_id, move)
+
+    def _rewind_flow(self) -> RewindFlow:
+        from atomic.tui.rewind_flow import RewindFlow
+
+        return RewindFlow(self.app)
+
+    async def _rewind(self, args: str) -> None:
+        if self.app.session is None:
+            self.app.notify("/rewind is not available yet", severity="warning")
+            return
+        await self._rewind_flow().open(args)
+
+    async def _undo(self, _args: str) -> None:
+        if self.app.session is None:
+            self.app.notify("/undo is not available yet", severity="warning")
+            return
+        await self._rewind_flow().undo()
 
     async def _login(self, _args: str) -> None:
         from atomic.tui.screens.login_screen import LoginScreen
@@ -372,7 +397,7 @@ class SlashCommand:
 COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("model", "Select a model (ctrl+l)", SlashCommands._model, "ModelPickerScreen"),
     SlashCommand(
-        "thinking", "Select the thinking level (shift+tab cycles)", SlashCommands._thinking, "ThinkingPickerScreen"
+        "thinking", "Select the thinking level (f3 cycles)", SlashCommands._thinking, "ThinkingPickerScreen"
     ),
     SlashCommand("settings", "Open settings", SlashCommands._settings, "SettingsScreen"),
     SlashCommand("hotkeys", "Show keyboard shortcuts", SlashCommands._hotkeys, "HotkeysScreen"),
@@ -383,6 +408,10 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("fork", "New session from an earlier user message", SlashCommands._fork, "ForkPickerScreen"),
     SlashCommand("clone", "Copy this session into a new one", SlashCommands._clone),
     SlashCommand("tree", "Navigate the session tree", SlashCommands._tree, "TreeScreen"),
+    SlashCommand(
+        "rewind", "Back to before a prompt: code, conversation or both (esc esc)", SlashCommands._rewind, "RewindScreen"
+    ),
+    SlashCommand("undo", "Undo the last prompt: its file changes, and it goes back to the editor", SlashCommands._undo),
     SlashCommand("compact", "Compact the context now", SlashCommands._compact),
     SlashCommand("export", "Export to HTML: /export [path]", SlashCommands._export),
     SlashCommand("copy", "Copy the last reply to the clipboard", SlashCommands._copy),

@@ -14,7 +14,20 @@ from textual.widgets import Static
 from atomic.tui.formatting import flat_line, format_elapsed, format_tokens, tilde
 
 if TYPE_CHECKING:
-    from atomic.core.contract import SessionStats
+    from atomic.core.contract import SandboxStatus, SessionStats
+
+
+def sandbox_label(status: SandboxStatus) -> str:
+    """What the footer says about the sandbox: nothing in the default (workspace-write, network on,
+    provided by the OS), so the everyday footer stays short; every weaker or stricter state is named."""
+    if status.mode == "off":
+        return "sandbox off"
+    if not status.available:
+        return "no sandbox (not supported here)"
+    parts = ["sandbox read-only"] if status.mode == "read-only" else []
+    if not status.network:
+        parts.append("no network")
+    return ", ".join(parts)
 
 
 def usage_line(stats: SessionStats) -> Content:
@@ -64,6 +77,7 @@ class StatusFooter(Static):
         self.model_text = ""
         self.permission_mode: str | None = None
         self.extension_statuses: dict[str, str] = {}
+        self.sandbox_text = ""
 
     def set_starting(self) -> None:
         """Shown for the few frames between the first paint and the engine being ready."""
@@ -74,6 +88,11 @@ class StatusFooter(Static):
         self.branch = branch
         self.session_name = session_name
         self._render_footer()
+
+    def set_sandbox(self, text: str) -> None:
+        if text != self.sandbox_text:
+            self.sandbox_text = text
+            self._render_footer()
 
     def set_stats(self, stats: SessionStats) -> None:
         self.stats = stats
@@ -110,6 +129,8 @@ class StatusFooter(Static):
         location = self.cwd_text + (f" ({self.branch})" if self.branch else "")
         if self.session_name:
             location += f" • {self.session_name}"
+        if self.sandbox_text:
+            location += f" • {self.sandbox_text}"
         left = usage_line(self.stats) if self.stats is not None else Content("")
         width = max(self.size.width - 2, 20) if self.size.width else 78
         first = Content(location)

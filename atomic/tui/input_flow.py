@@ -196,7 +196,7 @@ class InputFlow:
             if now - self.last_escape < DOUBLE_ESCAPE_S:
                 self.last_escape = -10.0
                 action = session.settings.double_escape_action
-                if action in ("tree", "fork"):
+                if action in ("rewind", "tree", "fork"):
                     await self.slash.run(f"/{action}")
                 return
             self.last_escape = now

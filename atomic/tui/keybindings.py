@@ -31,9 +31,10 @@ APP_KEYS: tuple[KeySpec, ...] = (
     KeySpec("app.model.select", ("ctrl+l",), "select_model", "Select model"),
     KeySpec("app.model.cycleForward", ("ctrl+p",), "cycle_model", "Next model"),
     KeySpec("app.model.cycleBackward", ("ctrl+shift+p",), "cycle_model_back", "Previous model"),
-    KeySpec("app.thinking.cycle", ("shift+tab",), "cycle_thinking", "Cycle thinking level"),
+    # Shift+Tab cycles the permission mode, as in Claude Code; the thinking level has F3.
+    KeySpec("app.thinking.cycle", ("f3",), "cycle_thinking", "Cycle thinking level"),
     KeySpec("app.thinking.toggle", ("ctrl+t",), "toggle_thinking", "Collapse/expand thinking"),
-    KeySpec("app.permissions.cycle", ("f2",), "cycle_permissions", "Next permission mode (ask, accept-edits, yolo, plan)"),
+    KeySpec("app.permissions.cycle", ("f2", "shift+tab"), "cycle_permissions", "Next permission mode (ask, accept-edits, yolo, plan)"),
     KeySpec("app.tools.expand", ("ctrl+o",), "toggle_tools", "Expand/collapse tool output"),
     KeySpec("app.todos.toggle", ("alt+t",), "toggle_todos", "Fold/unfold the to-do list"),
     KeySpec("app.message.dequeue", ("alt+up",), "dequeue", "Put queued messages back in the editor"),

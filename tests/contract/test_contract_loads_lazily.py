@@ -35,6 +35,7 @@ def test_the_type_checking_imports_are_the_lazy_table() -> None:
         for alias in node.names
     }
     assert seen == contract._LAZY
+    assert set(contract._LAZY) <= set(contract.__all__)
 
 
 def test_a_lazy_name_is_the_same_object_as_in_its_module() -> None:

@@ -142,9 +142,11 @@ async def test_protected_paths_ask_even_after_always(make_session, workdir: Path
 
 
 async def test_yolo_writes_protected_paths_without_asking(make_session, workdir: Path) -> None:
+    # The approval layer alone: with the sandbox on, write refuses .git/config in every mode
+    # (tests/sandbox/test_write_tools_sandbox.py).
     approver = Approver("reject_once")
     await run(make_session, calls(("write", {"path": ".git/config", "content": "[core]\n"})), approver,
-              permission_mode="yolo")
+              permission_mode="yolo", sandbox_mode="off")
     assert (workdir / ".git" / "config").exists() and approver.asked == []
 
 

@@ -85,7 +85,7 @@ def info_description(key: str) -> str | None:
 
 def test_choices_come_from_the_field_type_in_its_order() -> None:
     assert setting_meta("steeringMode").choices == ("one-at-a-time", "all")
-    assert setting_meta("doubleEscapeAction").choices == ("tree", "fork", "none")
+    assert setting_meta("doubleEscapeAction").choices == ("rewind", "tree", "fork", "none")
     assert setting_meta("editorPaddingX").choices == (0, 1, 2, 3)
     ratio = setting_meta("compaction.compression_ratio")
     assert (ratio.minimum, ratio.maximum, ratio.step) == (0.05, 0.95, 0.05)

@@ -194,6 +194,7 @@ async def test_tool_turn_event_sequence(start_rpc: StartRpc) -> None:
         "message_start", "message_end",  # user
         "message_start", "message_end",  # assistant with the tool call
         "tool_execution_start",
+        "checkpoint_created",  # bash may write: the prompt's checkpoint comes first (Atomic's event)
         "tool_execution_end",
         "message_start", "message_end",  # tool result
         "turn_end",

@@ -11,7 +11,7 @@ from tests.rpc.helpers import RecordingClient
 STATE_FIELDS = {
     "model", "thinkingLevel", "isStreaming", "isCompacting", "steeringMode", "followUpMode",
     "sessionFile", "sessionId", "autoCompactionEnabled", "messageCount", "pendingMessageCount",
-    "permissionMode", "projectTrust", "todos",
+    "permissionMode", "projectTrust", "todos", "sandbox",
 }
 MODEL_FIELDS = {"id", "name", "api", "provider", "baseUrl", "reasoning", "input", "contextWindow", "maxTokens", "cost"}
 

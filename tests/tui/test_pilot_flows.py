@@ -239,11 +239,11 @@ async def test_at_completion_lists_files_respecting_gitignore(tmp_path: Path) ->
         assert app.editor.text == "see @src/widget.py "
 
 
-async def test_thinking_level_cycles_with_shift_tab(tmp_path: Path) -> None:
+async def test_thinking_level_cycles_with_f3(tmp_path: Path) -> None:
     app = make_app(tmp_path / "p")
     async with app.run_test(size=(100, 30)) as pilot:
         before = app.session.thinking_level
-        await pilot.press("shift+tab")
+        await pilot.press("f3")
         assert app.session.thinking_level != before
         assert app.editor.has_class(f"level-{app.session.thinking_level}")
 

@@ -18,6 +18,8 @@ async def test_f2_cycles_into_plan_mode(tmp_path: Path) -> None:
         await pilot.press("f2")
         assert app.session.permission_mode == "plan"
         assert "plan" in str(app.footer.render())
+        await pilot.press("shift+tab")  # Shift+Tab cycles the same way
+        assert app.session.permission_mode == "ask"
 
 
 async def test_the_plan_card_shows_the_plan_and_yes_leaves_plan_mode(tmp_path: Path) -> None:

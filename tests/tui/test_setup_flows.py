@@ -93,12 +93,12 @@ async def test_logout_when_another_provider_has_a_key(tmp_path: Path) -> None:
         assert "has no key now" in said.text and "ctrl+l" in said.text
 
 
-async def test_shift_tab_cycles_only_the_thinking_level_and_saves_it(tmp_path: Path, agent_dir: Path) -> None:
+async def test_f3_cycles_only_the_thinking_level_and_saves_it(tmp_path: Path, agent_dir: Path) -> None:
     app = make_app(tmp_path / "p")
     async with app.run_test(size=(100, 30)) as pilot:
         await type_text(pilot, "draft")
         assert app.session.thinking_level == "medium"
-        await pilot.press("shift+tab")
+        await pilot.press("f3")
         await pilot.pause()
         assert app.session.thinking_level == "high"
         assert app.editor.has_focus and app.editor.text == "draft"

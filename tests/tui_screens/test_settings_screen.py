@@ -95,7 +95,7 @@ async def test_thinking_level_and_double_escape(tmp_path: Path) -> None:
     assert app.session.thinking_level == "low"
     settings = read_settings()
     assert settings["defaultThinkingLevel"] == "low"
-    assert settings["doubleEscapeAction"] == "fork"
+    assert settings["doubleEscapeAction"] == "tree"
 
 
 async def test_number_is_edited_in_a_box_and_validated(tmp_path: Path) -> None:

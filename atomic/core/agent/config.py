@@ -28,6 +28,10 @@ async def no_hooks(_name: str, _payload: dict[str, Any]) -> list[Any]:
     return []
 
 
+async def ready_at_once(_tool: Tool) -> None:
+    return None
+
+
 async def approve_all(_call_id: str, _tool_name: str, _args: dict[str, Any], _read_only: bool) -> str | None:
     return None
 
@@ -82,6 +86,8 @@ class ToolAccess:
     context: Callable[[Callable[[ToolOutput], None]], ToolContext]
     approve: Approve = approve_all
     hook: Hook = no_hooks
+    # Awaited before a tool runs (the session waits for the prompt's checkpoint of a tool that writes).
+    before_tool: Callable[[Tool], Awaitable[None]] = ready_at_once
 
 
 @dataclass(frozen=True)

@@ -131,6 +131,8 @@ async def _execute(
     tool = tools.find(call.name)
     if tool is None:
         return _error_output(f"Tool {call.name} not found"), True
+    # A tool that may change files waits for the prompt's checkpoint (checkpoints/manager.py).
+    await tools.before_tool(tool)
     last_update = 0.0
 
     def on_update(partial: ToolOutput) -> None:

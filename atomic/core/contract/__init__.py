@@ -4,7 +4,8 @@
 - `open_engine(options)`: opens one (the factory behind it stays private to the engine).
 - sessions.py: what a frontend asks before an engine is open (stored sessions, usable models).
 - records.py: frozen snake_case dataclasses for everything a frontend reads. Only atomic/rpc turns
-  them into the protocol's camelCase JSON.
+  them into the protocol's camelCase JSON. The checkpoint records (and `CheckpointError`) are
+  defined beside their component, atomic/core/checkpoints/records.py, and handed out here.
 - The typed events (atomic.core.events, atomic.core.extensions.events) and messages
   (atomic.core.messages) are part of the contract: a frontend may import those modules directly.
   Their `to_wire()` is the protocol form, which RPC streams as is.
@@ -54,12 +55,22 @@ from atomic.core.permissions import (
     RuleList,
     needs_approval,
 )
+from atomic.core.sandbox.control import SandboxStatus
 from atomic.core.settings import Settings
 from atomic.core.tools.base import EditorFiles, EditorTerminal, FileChange, TerminalRun, ToolError
 from atomic.core.tools.change_preview import ChangePreview, preview_change
 from atomic.core.trust import HOW_TO_TRUST, ProjectTrust, trust_change_message
 
 if TYPE_CHECKING:
+    from atomic.core.checkpoints.records import (
+        ChangedFile,
+        CheckpointDiff,
+        CheckpointError,
+        CheckpointInfo,
+        RestoreResult,
+        RewindPoint,
+        SkippedFile,
+    )
     from atomic.core.contract.logins import SubscriptionLogin, subscription_logins
     from atomic.core.contract.sessions import (
         find_session_file,
@@ -97,6 +108,9 @@ if TYPE_CHECKING:
 # Loaded on first use (PEP 562), not at start-up: the RPC server's first answer needs none of them,
 # and defining the records alone took about 5% of the time from start to that answer.
 _LAZY_MODULES = {
+    "atomic.core.checkpoints.records": (
+        "ChangedFile CheckpointDiff CheckpointError CheckpointInfo RestoreResult RewindPoint SkippedFile"
+    ),
     "atomic.core.records": (
         "AuthStatus CommandInfo CompactionOutcome ContextUsage ForkMessage ForkResult LogoutResult McpServerStatus "
         "ModelCycle ProviderAuth QueueSnapshot SessionStats SessionSummary SessionTree StoredMessage StoredTree "
@@ -124,15 +138,19 @@ def __getattr__(name: str) -> Any:
     return value
 
 
+# The eager imports above and every lazy name (tests/contract/test_contract_loads_lazily.py keeps
+# this list, `_LAZY_MODULES` and the TYPE_CHECKING imports in step).
 __all__ = [
-    "HOW_TO_TRUST",
-    "PERMISSION_MODES",
     "ApprovalAnswer",
     "ApprovalRequest",
     "Approver",
     "AuthStatus",
     "BashChunk",
     "ChangePreview",
+    "ChangedFile",
+    "CheckpointDiff",
+    "CheckpointError",
+    "CheckpointInfo",
     "CommandInfo",
     "CompactionFailed",
     "CompactionOutcome",
@@ -145,6 +163,7 @@ __all__ = [
     "FileChange",
     "ForkMessage",
     "ForkResult",
+    "HOW_TO_TRUST",
     "ListedRule",
     "LoginCancelled",
     "LoginError",
@@ -152,29 +171,34 @@ __all__ = [
     "LogoutResult",
     "McpServerStatus",
     "Model",
-    "TerminalRun",
     "ModelCycle",
     "ModelFallback",
+    "PERMISSION_MODES",
     "PermissionMode",
     "ProjectOffer",
     "ProjectTrust",
     "PromptRejected",
     "ProviderAuth",
     "QueueSnapshot",
+    "RestoreResult",
+    "RewindPoint",
     "RuleList",
+    "SandboxStatus",
     "SessionOptions",
     "SessionRecovery",
     "SessionState",
     "SessionStats",
     "SessionSummary",
     "SessionTree",
-    "SubscriptionLogin",
     "Settings",
+    "SkippedFile",
     "SkippedResources",
     "StartupError",
     "StoredMessage",
     "StoredTree",
     "StreamingBehavior",
+    "SubscriptionLogin",
+    "TerminalRun",
     "ThinkingLevelChange",
     "TodoItem",
     "TokenTotals",
@@ -191,10 +215,10 @@ __all__ = [
     "list_session_summaries",
     "needs_approval",
     "open_engine",
-    "web_sources",
-    "preview_change",
     "parse_acp_servers",
+    "preview_change",
     "session_folder",
     "subscription_logins",
     "trust_change_message",
+    "web_sources",
 ]

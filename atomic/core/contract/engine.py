@@ -29,12 +29,15 @@ from atomic.core.messages import BashExecutionMessage, ImageContent
 from atomic.core.model_types import Model
 from atomic.core.permissions import Approver, ListedRule, PermissionMode, RuleList
 from atomic.core.permissions.rule_files import RuleScope
+from atomic.core.sandbox.control import SandboxStatus
+from atomic.core.sandbox.policy import parse_sandbox_mode
 from atomic.core.session.recovery import Recovery
 from atomic.core.settings import Settings
 from atomic.core.tools.base import EditorFiles, EditorTerminal
 from atomic.core.trust import ProjectTrust
 
 if TYPE_CHECKING:
+    from atomic.core.checkpoints.records import CheckpointDiff, CheckpointInfo, RestoreResult, RewindPoint
     from atomic.core.oauth.base import LoginPrompts
     from atomic.core.project_offer import ProjectOffer
     from atomic.core.records import (
@@ -257,6 +260,7 @@ class Engine:
             model_fallback=ModelFallback(reason=block[0], message=block[1]) if block is not None else None,
             todos=s.todos.current(s.context_items),
             session_recovery=_recovery_record(s.store.recovery),
+            sandbox=s.sandbox.status(),
         )
 
     def session_stats(self) -> SessionStats:
@@ -526,6 +530,57 @@ class Engine:
             ValueError: no such entry.
         """
         return await self._s.navigate_to(entry_id)
+
+    # ------------------------------------------------------------------ checkpoints
+
+    async def checkpoints(self) -> list[CheckpointInfo]:
+        """Every checkpoint of the session file, on all branches, oldest first.
+
+        Raises:
+            CheckpointError: checkpoints are disabled.
+        """
+        return await self._s.checkpoints.listed()
+
+    async def rewind_points(self) -> list[RewindPoint]:
+        """The user messages of the current branch, each with the checkpoint that restores code to
+        before it and how many files its run changed."""
+        return await self._s.checkpoints.rewind_points()
+
+    async def diff_checkpoint(self, checkpoint_id: str) -> CheckpointDiff:
+        """What changed from the checkpoint to the current files. Raises CheckpointError."""
+        return await self._s.checkpoints.diff(checkpoint_id)
+
+    async def restore_checkpoint(self, checkpoint_id: str) -> RestoreResult:
+        """Put the files back as the checkpoint holds them (after a checkpoint that undoes it).
+
+        Raises:
+            CheckpointError: disabled, unknown id, or the agent, a compaction or bash is running.
+        """
+        return await self._s.checkpoints.restore(checkpoint_id)
+
+    async def restore_files_before(self, entry_id: str) -> RestoreResult:
+        """Restore the files to before the user message `entry_id` ran; the conversation stays."""
+        checkpoints = self._s.checkpoints
+        return await checkpoints.restore(checkpoints.checkpoint_for_prompt(entry_id))
+
+    async def navigate_with_files(self, entry_id: str) -> tuple[str | None, RestoreResult]:
+        """Restore the files to before the user message `entry_id`, then move there (`navigate_to`).
+        Nothing moves when the restore is refused (CheckpointError)."""
+        restored = await self.restore_files_before(entry_id)
+        return await self._s.navigate_to(entry_id), restored
+
+    async def fork_with_files(self, entry_id: str) -> tuple[ForkResult, RestoreResult]:
+        """Restore the files to before the user message `entry_id`, then `fork` there; the undo
+        checkpoint is recorded in the session the user ends up in."""
+        from atomic.core.records import ForkResult
+
+        checkpoints = self._s.checkpoints
+        restored = await checkpoints.restore(checkpoints.checkpoint_for_prompt(entry_id), record_undo=False)
+        try:
+            text, cancelled = await self._s.fork(entry_id)
+        finally:
+            checkpoints.record_undo(restored)
+        return ForkResult(text=text, cancelled=cancelled), restored
 
     def set_label(self, entry_id: str, label: str | None) -> None:
         """Label an entry (None or "" removes the label). Raises ValueError for an unknown entry."""
@@ -834,6 +889,20 @@ class Engine:
             return []
         project = {str(path.resolve()) for path in project_extension_paths(self._s.cwd)}
         return [Path(e.path).name for e in self._s.extensions.extensions if e.path in project]
+
+    # ------------------------------------------------------------------ sandbox
+
+    def sandbox_status(self) -> SandboxStatus:
+        """The sandbox of the model's commands: mode, network, and whether the OS provides it."""
+        return self._s.sandbox.status()
+
+    def set_sandbox_mode(self, mode: str) -> None:
+        """Use this sandbox mode for the rest of the run (over `--sandbox`); ValueError if unknown."""
+        self._s.sandbox.set_mode(parse_sandbox_mode(mode))
+
+    def sandbox_notice(self) -> str | None:
+        """Once per session, when the sandbox is on but the OS cannot provide it: the line to show."""
+        return self._s.sandbox.unavailable_notice()
 
     def untrusted_notice(self) -> str | None:
         """The one line a non-interactive frontend prints when the folder was left undecided and

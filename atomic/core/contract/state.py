@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from atomic.core.model_types import Model
+from atomic.core.sandbox.control import SandboxStatus
 
 if TYPE_CHECKING:
     from atomic.core.tools.todo import TodoItem
@@ -57,6 +58,7 @@ class SessionState:
     model_fallback: ModelFallback | None  # set while the saved default model blocks prompts
     todos: tuple[TodoItem, ...] = ()  # the branch's to-do list (the `todo` tool)
     session_recovery: SessionRecovery | None = None  # set when the session file was damaged on opening
+    sandbox: SandboxStatus | None = None  # the model's commands' sandbox (an Atomic addition to get_state)
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,8 @@ from atomic.core.paths import default_session_dir
 from atomic.core.permissions import parse_mode
 from atomic.core.permissions.rule_files import rule_problems
 from atomic.core.private_files import ensure_private_dir
+from atomic.core.sandbox.policy import parse_sandbox_mode
+from atomic.core.sandbox.probe import shared_probe
 from atomic.core.session.listing import find_session, list_sessions
 from atomic.core.session.store import SessionFileError, SessionStore
 from atomic.core.settings import SettingsManager
@@ -170,6 +172,8 @@ async def create_session(options: SessionOptions) -> AgentSession:
     cwd = options.cwd.resolve()
     agent = options.agent_dir or default_agent_dir()
     ensure_private_dir(agent)
+    # The sandbox's probe runs a process: started first, it overlaps the rest of start-up.
+    shared_probe()
     from atomic.core.engine.project_trust import decide_project_trust, start_extensions, start_mcp
 
     # Trust is decided first: until then (and when untrusted) the project's settings file is not merged.
@@ -196,6 +200,11 @@ async def create_session(options: SessionOptions) -> AgentSession:
     except ValueError as exc:
         raise StartupError(str(exc)) from exc
     _warm_shell_grammar(session)
+    if options.sandbox_mode is not None:
+        try:
+            session.sandbox.mode_override = parse_sandbox_mode(options.sandbox_mode)
+        except ValueError as exc:
+            raise StartupError(str(exc)) from exc
     _load_resources(session, options)
     start_mcp(session, options)
     session.reload_context()

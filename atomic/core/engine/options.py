@@ -45,6 +45,8 @@ class SessionOptions:
     # Approvals: the flag wins over the `permissionMode` setting, which wins over the frontend's
     # default (yolo everywhere except ACP, where the editor shows the question).
     permission_mode: str | None = None
+    # `--sandbox`: the sandbox mode for this run, over the `sandbox.mode` setting.
+    sandbox_mode: str | None = None
     default_permission_mode: str = "yolo"
     # An in-process scripted provider (tests, snapshots, demos); see atomic.core.providers.scripted.
     scripted: Any = None

@@ -19,6 +19,8 @@ from atomic.core.messages import Usage
 from atomic.core.model_types import Model
 from atomic.core.permissions import PermissionPolicy
 from atomic.core.providers.base import StreamRequest
+from atomic.core.sandbox.control import SandboxControl
+from atomic.core.sandbox.escalation import approve_tool_call
 from atomic.core.settings import Settings
 from atomic.core.tools.base import Tool, ToolContext, ToolOutput
 
@@ -28,6 +30,7 @@ class RunSource(Protocol):
     follow_ups: MessageQueue
     hooks: HookBus
     permissions: PermissionPolicy
+    sandbox: SandboxControl
     compaction: CompactionRunner
     auto_retry_enabled: bool
     auto_compaction_enabled: bool
@@ -43,6 +46,7 @@ class RunSource(Protocol):
     async def build_request(self, messages: list[Any]) -> StreamRequest: ...
     async def provider_for(self, model: Model) -> Any: ...
     def find_tool(self, name: str) -> Tool | None: ...
+    async def before_tool(self, tool: Tool) -> None: ...
     def tool_context(self, on_update: Callable[[ToolOutput], None]) -> ToolContext: ...
     def queue_changed(self) -> None: ...
     def notify_once(self, key: str, message: str) -> None: ...
@@ -74,6 +78,12 @@ def run_config(session: RunSource) -> AgentConfig:
             return False
         return await session.compaction.compact_for("overflow", True)
 
+    async def approve(call_id: str, name: str, args: dict[str, Any], read_only: bool) -> str | None:
+        policy = session.sandbox.policy()
+        return await approve_tool_call(
+            session.permissions, policy.active, policy.escalation, call_id, name, args, read_only
+        )
+
     async def after_turn() -> None:
         if session.compaction.needs_threshold_compaction():
             await session.compaction.compact_for("threshold", False)
@@ -86,8 +96,9 @@ def run_config(session: RunSource) -> AgentConfig:
         tools=ToolAccess(
             find=session.find_tool,
             context=session.tool_context,
-            approve=lambda call_id, name, args, read_only: session.permissions.check(call_id, name, args, read_only),
+            approve=approve,
             hook=lambda name, payload: session.hooks.emit(name, payload),
+            before_tool=session.before_tool,
         ),
         record=session.record_message,
         emit=session.emit,

@@ -45,6 +45,7 @@ from atomic.core.model_types import Model
 from atomic.core.permissions import ApprovalRequest, Decision, PermissionPolicy, parse_mode
 from atomic.core.permissions.rule_files import rule_saver, settings_rules
 from atomic.core.providers.base import StreamRequest, ToolSpec
+from atomic.core.sandbox.control import SandboxControl
 from atomic.core.session.context import ContextItem, SessionContext, build_context
 from atomic.core.session.queue_file import QueueJournal, now_ms, restore_queues
 from atomic.core.session.store import SessionStore
@@ -55,6 +56,7 @@ from atomic.core.tools.exit_plan import EXIT_PLAN_TOOL, PLAN_MODE_PROMPT, ExitPl
 from atomic.core.tools.todo import TODO_TOOL
 
 if TYPE_CHECKING:
+    from atomic.core.checkpoints.manager import Checkpoints
     from atomic.core.extensions.runtime import ExtensionRuntime
     from atomic.core.mcp.manager import McpManager
     from atomic.core.models.registry import ModelRegistry
@@ -138,6 +140,8 @@ class AgentSession:
             rule_source=lambda: settings_rules(self.settings_manager),
             save_rule=rule_saver(settings),
         )
+        # The model's commands run in it (atomic/core/sandbox); the factory applies `--sandbox`.
+        self.sandbox = SandboxControl(lambda: self.settings_manager.settings.sandbox, cwd)
         # Plan mode: `exit_plan` is offered while planning; approving switches back to this mode.
         self.exit_plan_tool = ExitPlanTool()
         self.mode_before_plan = "ask"
@@ -154,6 +158,9 @@ class AgentSession:
         self.startup_warnings: list[str] = []
         self._notices_shown: set[str] = set()
         self.compaction = CompactionRunner(self)
+        # The project's files before each prompt's first change (atomic/core/checkpoints); built
+        # on first use so that start-up does not import it.
+        self._checkpoints: Checkpoints | None = None
         # Prompt templates and skills, and the loaded extensions (the factory installs both).
         self.resources: ResourceCatalog | None = None
         self.extensions: ExtensionRuntime | None = None
@@ -339,6 +346,14 @@ class AgentSession:
     # ------------------------------------------------------------------ the session file
 
     @property
+    def checkpoints(self) -> Checkpoints:
+        if self._checkpoints is None:
+            from atomic.core.checkpoints.manager import Checkpoints
+
+            self._checkpoints = Checkpoints(self)
+        return self._checkpoints
+
+    @property
     def store(self) -> SessionStore:
         return self.files.store
 
@@ -411,6 +426,8 @@ class AgentSession:
     def record_message(self, message: Any) -> None:
         entry = self.store.append("message", message=message.to_wire())
         self.context_items.append(ContextItem(entry["id"], message))
+        if isinstance(message, UserMessage) and self._current_run is not None:
+            self.checkpoints.user_message_stored(entry["id"])
         if isinstance(message, ToolResultMessage) and message.tool_name == TODO_TOOL:
             self.todos.recorded(self.context_items)
         if isinstance(message, UserMessage):
@@ -485,6 +502,9 @@ class AgentSession:
             return self.exit_plan_tool
         return self.mcp.find_tool(name) if self.mcp is not None else None
 
+    async def before_tool(self, tool: Tool) -> None:
+        await self.checkpoints.before_tool(tool)
+
     def tool_context(self, on_update: Callable[[ToolOutput], None]) -> ToolContext:
         model = self.model
         env = {
@@ -512,6 +532,7 @@ class AgentSession:
             subagents=self.subagents,
             plan_review=self.plan_review,
             path_guard=self.permissions.read_guard(),
+            sandbox=self.sandbox.for_tools(planning=self.permissions.mode == "plan"),
         )
 
     def fill_cost(self, usage: Usage) -> None:
@@ -638,6 +659,8 @@ class AgentSession:
         # the run takes first is on disk already, in the queue journal.
         for message in pending:
             self.record_message(message)
+        # The prompt the run's checkpoint belongs to: the latest user message stored for it.
+        prompt_entry = self.store.leaf_id if pending else None
         run = AgentRun(run_config(self), recorded=pending)
         self._current_run = run
 
@@ -648,6 +671,7 @@ class AgentSession:
                 # Yield once: whoever started the run (the RPC `prompt` handler) answers before the run's
                 # first step builds and sends the request.
                 await asyncio.sleep(0)
+                self.checkpoints.begin_run(prompt_entry)
                 if self.hooks.has("before_agent_start"):
                     await self._before_agent_start(pending)
                 await run.run(pending)

@@ -56,6 +56,7 @@ def _child_setup(session: AgentSession, agent: AgentDefinition) -> ChildSetup:
         tools=tools,
         settings=lambda: session.settings,
         permissions=session.permissions,
+        sandbox=session.sandbox,
         api_key=session.api_key_for(model),
         headers=session.headers_for(model),
         provider_for=session.provider_for,

@@ -17,6 +17,8 @@ from atomic.core.events import Event
 from atomic.core.model_types import Model
 from atomic.core.permissions import PermissionPolicy
 from atomic.core.providers.base import Provider, StreamRequest, ToolSpec
+from atomic.core.sandbox.control import SandboxControl
+from atomic.core.sandbox.escalation import approve_tool_call
 from atomic.core.session.store import SessionStore
 from atomic.core.settings import Settings
 from atomic.core.tools.base import Tool, ToolContext, ToolOutput
@@ -32,6 +34,8 @@ class ChildSetup:
     tools: dict[str, Tool]
     settings: Callable[[], Settings]
     permissions: PermissionPolicy
+    # The parent's sandbox: a child's commands run in the same one (its tool context carries it too).
+    sandbox: SandboxControl
     api_key: str | None
     headers: dict[str, str]
     provider_for: Callable[[Model], Awaitable[Provider]]
@@ -55,7 +59,9 @@ class ChildRun:
             tools=ToolAccess(
                 find=setup.tools.get,
                 context=setup.tool_context,
-                approve=lambda call_id, name, args, read_only: setup.permissions.check(call_id, name, args, read_only),
+                approve=self.approve,
+                # No waiting before a tool: the parent's `task` call (a tool that may write) waited for
+                # the parent prompt's checkpoint before this child started, which covers the child's changes.
             ),
             record=self.record,
             emit=emit,
@@ -64,6 +70,12 @@ class ChildRun:
             # parent reads (no compaction).
             fill_cost=setup.fill_cost,
             notify_once=setup.notify_once,
+        )
+
+    async def approve(self, call_id: str, name: str, args: dict[str, Any], read_only: bool) -> str | None:
+        policy = self.setup.sandbox.policy()
+        return await approve_tool_call(
+            self.setup.permissions, policy.active, policy.escalation, call_id, name, args, read_only
         )
 
     def retry_policy(self) -> RetryPolicy:

@@ -10,9 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from atomic.core.messages import ImageContent, TextContent
+
+if TYPE_CHECKING:
+    from atomic.core.sandbox.command import CommandSandbox
 
 
 class ToolError(Exception):
@@ -108,6 +111,8 @@ class ToolContext:
     # Why read, grep, find and ls must not show a path (None: it may be shown); see permissions/read_guard.py.
     path_guard: Callable[[Path], str | None] = lambda _path: None
     editor_files: EditorFiles | None = None
+    # The sandbox for commands and for the write/edit tools' paths (None: none, as in a bare ToolContext).
+    sandbox: CommandSandbox | None = None
     # bash runs here instead of locally when a frontend offers it (ACP with acp.clientTerminal).
     editor_terminal: EditorTerminal | None = None
     # Set for the session's own tool calls; None inside a subagent (children start no children).

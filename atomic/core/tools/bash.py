@@ -10,7 +10,9 @@ from collections.abc import Callable
 from typing import Any
 
 from atomic.core import paths
-from atomic.core.shell import Channel, ShellError, ShellResult, run_shell
+from atomic.core.sandbox.command import run_tool_command
+from atomic.core.sandbox.diagnosis import explain_block
+from atomic.core.shell import Channel, ShellError, ShellResult
 from atomic.core.tools.base import EditorTerminal, Tool, ToolContext, ToolError, ToolOutput
 from atomic.core.tools.output_tail import SpillingCapture
 from atomic.core.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, tail_notice
@@ -83,13 +85,20 @@ class BashTool(Tool):
         "returned (whichever is smaller); when output is cut, the complete output is saved to a file "
         "whose path is given, which you can inspect with read or grep. A non-zero exit status is "
         "reported as an error together with the output. Optionally pass timeout (seconds) to stop "
-        "commands that might run long; there is no timeout by default. Avoid interactive commands."
+        "commands that might run long; there is no timeout by default. Avoid interactive commands. "
+        "Commands run in a sandbox that limits where they may write (and, when configured, the network); "
+        'when the sandbox blocks a command that must run, pass "sandbox": false to ask the user to run '
+        "that one command outside it."
     )
     parameters = {
         "type": "object",
         "properties": {
             "command": {"type": "string", "description": "The bash command to run"},
             "timeout": {"type": "number", "description": "Timeout in seconds (optional, no default)"},
+            "sandbox": {
+                "type": "boolean",
+                "description": "false asks the user to run this command outside the sandbox (default true)",
+            },
         },
         "required": ["command"],
         "additionalProperties": False,
@@ -101,6 +110,9 @@ class BashTool(Tool):
         if not isinstance(command, str) or not command.strip():
             raise ToolError("command is required")
         timeout = _parse_timeout(args)
+        sandboxed = args.get("sandbox", True)
+        if not isinstance(sandboxed, bool):
+            raise ToolError("sandbox must be true or false")
         capture = SpillingCapture(ctx.session_id, f"atomic-bash-{secrets.token_hex(8)}.log")
         updates = _ThrottledUpdates(capture, ctx)
 
@@ -109,13 +121,17 @@ class BashTool(Tool):
             updates.poke()
 
         result: ShellResult | None = None
+        in_sandbox = False
         try:
             if ctx.editor_terminal is not None:
+                # The ACP client's own terminal (acp.clientTerminal): the client runs it, not our sandbox.
                 result = await _in_editor(ctx.editor_terminal, call_id, command, ctx, on_output, timeout)
             else:
-                result = await run_shell(
+                # `"sandbox": false` reaches this point only approved (agent/tool_runner.py asks first).
+                result, in_sandbox = await run_tool_command(
                     command,
                     ctx.cwd,
+                    ctx.sandbox if sandboxed else None,
                     on_output=on_output,
                     timeout_s=timeout,
                     shell_path=ctx.shell_path,
@@ -148,7 +164,9 @@ class BashTool(Tool):
             signal_name = _signal_name(-result.exit_code)
             raise ToolError(f"{text or '(no output)'}\n\nCommand was terminated by signal {signal_name}")
         if result.exit_code:
-            raise ToolError(f"{text or '(no output)'}\n\nCommand exited with code {result.exit_code}")
+            blocked = explain_block(ctx.sandbox.policy, text) if in_sandbox and ctx.sandbox is not None else None
+            reason = f"\n\n{blocked}" if blocked else ""
+            raise ToolError(f"{text or '(no output)'}\n\nCommand exited with code {result.exit_code}{reason}")
         return ToolOutput.text(text or "(no output)", details)
 
 

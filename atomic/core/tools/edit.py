@@ -108,6 +108,8 @@ class EditTool(Tool):
             raise ToolError(f"{_INVALID_INPUT} path is required.")
         edits = parse_edits(args)
         path = resolve_path(raw_path, ctx.cwd)
+        if ctx.sandbox is not None and (refused := ctx.sandbox.write_refusal(path)):
+            raise ToolError(refused)
         editor = ctx.editor_for(path)
         async with file_mutation_lock(path):
             if editor is None:

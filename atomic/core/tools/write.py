@@ -80,6 +80,8 @@ class WriteTool(Tool):
         if not isinstance(content, str):
             raise ToolError("content must be a string")
         path = resolve_path(raw_path, ctx.cwd)
+        if ctx.sandbox is not None and (refused := ctx.sandbox.write_refusal(path)):
+            raise ToolError(refused)
         data = content.encode("utf-8")
         editor = ctx.editor_for(path)
         if editor is not None:

@@ -16,6 +16,8 @@ _MODULES = {
     "HotkeysScreen": "hotkeys_screen",
     "LoginScreen": "login_screen",
     "McpScreen": "mcp_screen",
+    "RestoreChoiceScreen": "rewind_screen",
+    "RewindScreen": "rewind_screen",
     "ModelPickerScreen": "model_picker",
     "SessionPickerScreen": "session_picker",
     "SettingsScreen": "settings_screen",

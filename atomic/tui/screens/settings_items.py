@@ -94,6 +94,8 @@ SETTING_ITEMS: list[SettingItem] = [
     _item("subagents.maxConcurrent", lambda s: int(s.settings.subagents.max_concurrent)),
     _item("shellPath", lambda s: s.settings.shell_path or ""),
     _item("shellCommandPrefix", lambda s: s.settings.shell_command_prefix or ""),
+    _item("sandbox.mode", lambda s: s.sandbox_status().mode, apply=lambda s, v: s.set_sandbox_mode(v)),
+    _item("sandbox.network", lambda s: bool(s.settings.sandbox.network)),
 ]
 
 
