@@ -215,9 +215,8 @@ async def switch_session(e: Engine, c: p.SwitchSession, _x: HandlerContext) -> d
 async def fork(e: Engine, c: p.Fork, _x: HandlerContext) -> Any:
     if c.restore_files:
         result, restored = await e.fork_with_files(c.entry_id)
-        return {"text": result.text, "cancelled": result.cancelled, "restoredFiles": wire.restore_json(restored)}
-    result = await e.fork(c.entry_id)
-    return {"text": result.text, "cancelled": result.cancelled}
+        return wire.fork_json(result, restored)
+    return wire.fork_json(await e.fork(c.entry_id), None)
 
 
 @handles(p.Clone)

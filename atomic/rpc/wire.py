@@ -28,6 +28,7 @@ if TYPE_CHECKING:
         CommandInfo,
         ContextUsage,
         ForkMessage,
+        ForkResult,
         LogoutResult,
         McpServerStatus,
         ModelCycle,
@@ -184,6 +185,14 @@ def command_json(command: CommandInfo) -> dict[str, Any]:
 
 def fork_messages_json(messages: list[ForkMessage]) -> dict[str, Any]:
     return {"messages": [record_json(m) for m in messages]}
+
+
+def fork_json(result: ForkResult, restored: RestoreResult | None) -> dict[str, Any]:
+    """`fork` data, with what was put back when the files were restored too."""
+    data: dict[str, Any] = {"text": result.text, "cancelled": result.cancelled}
+    if restored is not None:
+        data["restoredFiles"] = restore_json(restored)
+    return data
 
 
 def navigate_json(editor_text: str | None, restored: RestoreResult | None) -> dict[str, Any]:
