@@ -18,6 +18,7 @@ from textual.widgets import TextArea
 from atomic.core.engine.options import SessionOptions  # a plain dataclass: cheap to import
 from atomic.tui.approval_card import GRACE_S
 from atomic.tui.approvals import TuiApprover, next_mode
+from atomic.tui.blink_timeout import BlinkTimeout
 from atomic.tui.clipboard import copy_text
 from atomic.tui.commands import SlashCommandProvider, SlashCommands
 from atomic.tui.completion import CompletionPopup, FileIndex
@@ -101,6 +102,7 @@ class AtomicApp(AppHost):
         self.open_resume_picker = resume
         # In a real terminal the chrome is painted first and the engine loads right after (None: when not headless).
         self.defer_session_start = defer_session_start
+        self.provider_warm_up_started = False
         # None until the terminal reports focus changes (not every terminal does).
         self.terminal_focused: bool | None = None
         self.approval_grace_s = GRACE_S
@@ -163,6 +165,8 @@ class AtomicApp(AppHost):
         if self.keys.overrides:
             self.set_keymap({spec.id: ",".join(self.keys.keys_for(spec.id)) for spec in APP_KEYS})
         self.editor.cursor_blink = self.cursor_blink_enabled
+        self.editor.blink_timeout = BlinkTimeout(self.editor)
+        self.editor.blink_timeout.start()
         self.editor.focus()
         # Back from Ctrl+Z (`fg`): the terminal was the shell's meanwhile, so paint every cell again.
         self.app_resume_signal.subscribe(self, self._repaint_after_resume)
@@ -204,9 +208,6 @@ class AtomicApp(AppHost):
         self.load_prompt_history()
         self.after_state_change()
         self.session_ready = True
-        # Load the provider's modules and HTTP stack in a background thread once the session is on screen (a first prompt
-        # sent sooner waits for it off the event loop, so typing never freezes).
-        self.call_after_refresh(self.session.warm_up_provider)
         from atomic.tui.trust_flow import ask_on_first_run
 
         # An undecided folder that brings something: the first-run dialog; the rest waits for the answer.
@@ -340,6 +341,12 @@ class AtomicApp(AppHost):
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         if event.text_area is self.editor:
             self.completion_flow.update()
+            if self.session_ready and not self.provider_warm_up_started and self.editor.text:
+                # The provider's HTTP stack loads in a background thread once the user starts typing,
+                # not at start: a run that never prompts does not pay for it, and a prompt sent before
+                # it is done waits for it off the event loop, so typing never freezes.
+                self.provider_warm_up_started = True
+                self.session.warm_up_provider()
 
     # ------------------------------------------------------------------ input
 

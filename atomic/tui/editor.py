@@ -11,6 +11,7 @@ from textual import events
 from textual.message import Message
 from textual.widgets import TextArea
 
+from atomic.tui.blink_timeout import BlinkTimeout
 from atomic.tui.image_attachments import CHIP, Attachment, at_image_paths, image_path_in, read_image
 from atomic.tui.keybindings import KeyTable
 
@@ -157,6 +158,8 @@ class PromptEditor(TextArea):
         # Set by the app: returns True when an open completion popup consumed the key.
         self.popup_key_handler: Callable[[str], bool] | None = None
         self.level_class = ""
+        # Set by the app once it knows whether the cursor blinks (see blink_timeout.py).
+        self.blink_timeout: BlinkTimeout | None = None
 
     # ------------------------------------------------------------------ text helpers
 
@@ -230,6 +233,8 @@ class PromptEditor(TextArea):
     # ------------------------------------------------------------------ keys
 
     async def _on_key(self, event: events.Key) -> None:
+        if self.blink_timeout is not None:
+            self.blink_timeout.touch()
         key = event.key
         # While Up/Down walk through history, a recalled `/command` must not hand them to the popup.
         browsing = self.prompt_history.index is not None and key in ("up", "down")

@@ -103,3 +103,22 @@ def test_restore_applies_a_branch_model_without_recording_it(agent_dir: Path, tm
     assert [e.to_wire().get("level", e.type) for e in h.events] == ["medium", "model_changed", "high"]
     sel.record_current()
     assert [e["modelId"] for e in h.entries("model_change")] == ["thinker"]
+
+
+def test_the_key_check_of_a_prompt_builds_only_its_own_providers_models(
+    agent_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from atomic.core.models.registry import ModelRegistry
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "a")
+    monkeypatch.setenv("OPENAI_API_KEY", "o")
+    selection = Harness(agent_dir, tmp_path).selection
+    model = selection.registry.find("anthropic", "claude-sonnet-4-5")
+    assert model is not None
+    built: list[str] = []
+    original = ModelRegistry._provider_models
+    monkeypatch.setattr(ModelRegistry, "_provider_models", lambda self, name: built.append(name) or original(self, name))
+    assert selection.has_auth(model)
+    assert set(built) == {"anthropic"}
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    assert not selection.has_auth(model)

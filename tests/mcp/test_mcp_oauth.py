@@ -11,7 +11,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 
 from atomic.core.mcp.config import McpServerConfig
@@ -62,7 +62,7 @@ def browser(shown: list[str]) -> object:
         shown.append(url)
 
         async def visit() -> None:
-            async with httpx.AsyncClient(follow_redirects=True, timeout=30) as client:
+            async with httpx2.AsyncClient(follow_redirects=True, timeout=30) as client:
                 await client.get(url)
 
         asyncio.get_running_loop().create_task(visit())
@@ -116,7 +116,7 @@ async def test_a_pasted_redirect_url_completes_the_login(tmp_path: Path, guarded
     def show(authorization_url: str) -> None:
         async def visit_without_callback() -> None:
             # A browser on another machine: it ends on the redirect URL, which the user pastes.
-            async with httpx.AsyncClient(follow_redirects=False, timeout=30) as client:
+            async with httpx2.AsyncClient(follow_redirects=False, timeout=30) as client:
                 answer = await client.get(authorization_url)
             await pasted.put(answer.headers["location"])
 
@@ -172,7 +172,7 @@ async def test_atomic_mcp_login_logs_in_from_the_command_line(
         lines.append(line)
         if line.startswith("http://127.0.0.1"):
             break
-    async with httpx.AsyncClient(follow_redirects=True, timeout=30) as client:
+    async with httpx2.AsyncClient(follow_redirects=True, timeout=30) as client:
         await client.get(line.strip())
     _out, err = await asyncio.wait_for(process.communicate(), 60)
     assert process.returncode == 0, "".join(lines) + err.decode()

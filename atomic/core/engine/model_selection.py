@@ -141,7 +141,14 @@ class ModelSelection:
         return await request_credentials(self.registry, model, messages)
 
     def has_auth(self, model: Model) -> bool:
-        return not _needs_api_key(model) or any(m.key == model.key for m in self.available_models())
+        """Whether `model` is among the available ones, asking only its own provider (each prompt
+        checks this, and building every configured provider's catalog would cost more than the check)."""
+        if not _needs_api_key(model) or any(m.key == model.key for m in self.extra_models):
+            return True
+        registry = self.registry
+        return registry.is_configured(model.provider) and any(
+            m.key == model.key for m in registry.provider_models(model.provider)
+        )
 
     # -------------------------------------------------------------- the saved default
 

@@ -255,6 +255,10 @@ class ModelRegistry:
     def all_models(self) -> list[Model]:
         return list(self._models)
 
+    def provider_models(self, provider: str) -> list[Model]:
+        """One provider's models (by its canonical name), without building the other providers'."""
+        return list(self._provider_models(provider))
+
     def available_models(self) -> list[Model]:
         """Models whose provider has a credential (or is a local server the user opted into)."""
         return [m for name in self.providers() if self.is_configured(name) for m in self._provider_models(name)]

@@ -48,8 +48,9 @@ def resolve_model(registry: ModelRegistry, pattern: str, *, provider: str | None
         narrowed = registry.canonical_provider(provider)
         if narrowed is None:
             raise ModelResolutionError(unknown_provider_message(provider))
-    candidates = [m for m in registry.all_models() if narrowed is None or m.provider == narrowed]
-    ranker = _Ranker.for_registry(registry)
+    # Narrowed to one provider, only its models are built: the catalog holds hundreds.
+    candidates = registry.provider_models(narrowed) if narrowed else registry.all_models()
+    ranker = _Ranker.for_registry(registry, narrowed)
 
     found = _match_one(registry, candidates, text, ranker)
     level: str | None = None
@@ -127,7 +128,7 @@ def choose_initial_model(
         name = registry.canonical_provider(cli_provider)
         if name is None:
             raise ModelResolutionError(unknown_provider_message(cli_provider))
-        own = [m for m in registry.all_models() if m.provider == name]
+        own = registry.provider_models(name)
         preferred = registry.default_model_id(name)
         for model in own:
             if model.id == preferred:
@@ -186,9 +187,15 @@ class _Ranker:
     pattern: str = ""
 
     @classmethod
-    def for_registry(cls, registry: ModelRegistry) -> _Ranker:
+    def for_registry(cls, registry: ModelRegistry, provider: str | None = None) -> _Ranker:
+        if provider is None:
+            available = frozenset(m.key for m in registry.available_models())
+        elif registry.is_configured(provider):
+            available = frozenset(m.key for m in registry.provider_models(provider))
+        else:
+            available = frozenset()
         return cls(
-            available=frozenset(m.key for m in registry.available_models()),
+            available=available,
             provider_order={name: i for i, name in enumerate(registry.providers())},
         )
 

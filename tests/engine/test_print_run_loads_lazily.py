@@ -1,0 +1,68 @@
+"""A whole `atomic -p` run (scripted provider, yolo, tools on) leaves out what it does not use.
+
+Each case runs the command line in a fresh interpreter and reports which of the watched modules
+got imported: compaction's planner only loads when a compaction runs (the token estimate and the
+summary text the engine uses every turn live in their own submodules), and the shell grammar only
+when a permission mode needs it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+PLANNER = [
+    "atomic.core.compaction.compactor",
+    "atomic.core.compaction.prompt",
+    "atomic.core.compaction.serialize",
+    "atomic.core.compaction.backup",
+]
+GRAMMAR = ["tree_sitter", "tree_sitter_bash"]
+
+RUN_AND_REPORT = """
+import json, sys
+from atomic.cli import main
+code = main(["--provider", "scripted", "--no-session", "-p", "say hi"])
+print(json.dumps({{"code": code, "loaded": [m for m in {watched} if m in sys.modules]}}))
+"""
+
+
+def run_fresh(cwd: Path, agent_dir: Path, watched: list[str]) -> dict[str, object]:
+    env = dict(os.environ, ATOMIC_CODING_AGENT_DIR=str(agent_dir))
+    code = RUN_AND_REPORT.format(watched=watched)
+    result = subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    report: dict[str, object] = json.loads(result.stdout.strip().splitlines()[-1])
+    return report
+
+
+def test_a_print_run_answers_without_loading_the_compaction_planner(workdir: Path, agent_dir: Path) -> None:
+    report = run_fresh(workdir, agent_dir, PLANNER)
+    assert report == {"code": 0, "loaded": []}
+
+
+def test_the_compaction_package_still_hands_out_every_name() -> None:
+    code = (
+        "import sys, atomic.core.compaction as c\n"
+        "assert 'atomic.core.compaction.compactor' not in sys.modules\n"
+        "assert callable(c.plan_and_compact) and c.STRATEGY and c.PROMPT_VERSION\n"
+        "assert 'atomic.core.compaction.compactor' in sys.modules\n"
+        "print(sorted(set(c.__all__) - set(dir(c))))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    missing = result.stdout.strip()
+    # Names not yet asked for are not in the module's namespace; asking for each must work.
+    check = subprocess.run(
+        [sys.executable, "-c", f"import atomic.core.compaction as c\nfor n in {missing}: getattr(c, n)\n"],
+        capture_output=True, text=True,
+    )
+    assert check.returncode == 0, check.stderr
+
+
+def test_a_yolo_print_run_never_loads_the_shell_grammar(workdir: Path, agent_dir: Path) -> None:
+    report = run_fresh(workdir, agent_dir, GRAMMAR)
+    assert report == {"code": 0, "loaded": []}
