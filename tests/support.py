@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import textwrap
 from collections.abc import Callable
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -58,3 +59,22 @@ def module_of(session: AgentSession, path: Path) -> Any:
         if Path(loaded.path) == path.resolve():
             return loaded.module
     raise AssertionError(f"extension {path} not loaded")
+
+
+class LocalHTTPServer(ThreadingHTTPServer):
+    """A stand-in server on 127.0.0.1 whose handler failures are kept in `errors` instead of being
+    printed as a traceback ("Exception occurred during processing of request") in a green run; a
+    client that hangs up mid-answer is not a failure at all."""
+
+    daemon_threads = True
+
+    def __init__(self, handler: type[Any]) -> None:
+        super().__init__(("127.0.0.1", 0), handler)
+        self.errors: list[BaseException] = []
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        import sys
+
+        error = sys.exc_info()[1]
+        if error is not None and not isinstance(error, ConnectionError):
+            self.errors.append(error)

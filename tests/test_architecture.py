@@ -8,6 +8,7 @@ EQUALS that set: a fixed violation must be removed from the set, and no new one 
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -95,6 +96,29 @@ def test_the_layers_below_the_engine_do_not_import_it() -> None:
         if n == "atomic.core.engine" or n.startswith("atomic.core.engine.")
     ]
     assert offenders == []
+
+
+def test_the_loop_imports_neither_the_engine_nor_the_extensions() -> None:
+    """The agent loop runs on the values and callables of its AgentConfig: atomic/core/agent imports neither atomic.core.engine nor atomic.core.extensions."""
+    offenders = [
+        f"{_rel(p)} imports {n}"
+        for p in (CORE / "agent").rglob("*.py")
+        for n in _imports(p)
+        if n.startswith(("atomic.core.engine", "atomic.core.extensions"))
+    ]
+    assert offenders == []
+
+
+def test_rpc_handlers_spell_no_camel_case_key() -> None:
+    """camelCase is written in rpc/wire.py only: rpc/handlers.py holds no camelCase string literal."""
+    path = PACKAGE / "rpc" / "handlers.py"
+    camel = re.compile(r"^[a-z]+[A-Z][A-Za-z0-9]*$")
+    found = [
+        node.value
+        for node in ast.walk(_parse(path))
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and camel.match(node.value)
+    ]
+    assert found == []
 
 
 # ------------------------------------------------------------------------------------------ import cycles
@@ -271,7 +295,7 @@ def test_no_getattr_or_hasattr_on_our_own_objects() -> None:
 
 
 def test_rpc_mode_startup_loads_neither_textual_nor_provider_sdks() -> None:
-    """Starting the RPC mode loads neither Textual nor a provider SDK (they load lazily, off the event loop)."""
+    """Starting the RPC mode loads neither Textual nor a vendor library (providers load lazily, off the event loop)."""
     code = (
         "import sys, asyncio\n"
         "from atomic.cli import build_parser, options_from_args\n"

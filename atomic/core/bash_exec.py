@@ -27,17 +27,6 @@ class BashResult:
     truncated: bool
     full_output_path: str | None = None
 
-    def to_wire(self) -> dict[str, object]:
-        data: dict[str, object] = {
-            "output": self.output,
-            "exitCode": self.exit_code,
-            "cancelled": self.cancelled,
-            "truncated": self.truncated,
-        }
-        if self.truncated:
-            data["fullOutputPath"] = self.full_output_path
-        return data
-
 
 def spill_file_name(request_id: str | None) -> str:
     """`atomic-bash-<id>.log` with the request id made safe for a file name."""

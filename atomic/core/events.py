@@ -142,7 +142,7 @@ class ToolExecutionEnd(Event):
 
 class BashExecutionUpdate(Event):
     type: Literal["bash_execution_update"] = "bash_execution_update"
-    id: str | None = None
+    id: str | int | float | None = None  # the `bash` command's own id, as the client sent it
     channel: Literal["stdout", "stderr"]
     delta: str
 

@@ -23,10 +23,16 @@ def encode_cwd(cwd: Path) -> str:
     return f"--{text}--"
 
 
-def default_session_dir(cwd: Path, override: str | None = None) -> Path:
-    if override:
-        return Path(override).expanduser()
-    env = os.environ.get("ATOMIC_CODING_AGENT_SESSION_DIR") or os.environ.get("PI_CODING_AGENT_SESSION_DIR")
-    if env:
-        return Path(env).expanduser()
+def default_session_dir(cwd: Path, flag: str | None = None, setting: str | None = None) -> Path:
+    """The sessions folder of `cwd`, the one reading of its precedence: `--session-dir`, then
+    ATOMIC_CODING_AGENT_SESSION_DIR, then the `sessionDir` setting, then pi's PI_CODING_AGENT_SESSION_DIR,
+    then `<agent dir>/sessions/<encoded cwd>`."""
+    chosen = (
+        flag
+        or os.environ.get("ATOMIC_CODING_AGENT_SESSION_DIR")
+        or setting
+        or os.environ.get("PI_CODING_AGENT_SESSION_DIR")
+    )
+    if chosen:
+        return Path(chosen).expanduser()
     return agent_dir() / "sessions" / encode_cwd(cwd)

@@ -174,9 +174,6 @@ class RpcClient:
         self._event_waiters.append((matches, future))
         return await asyncio.wait_for(future, timeout)
 
-    def event_types(self, after: int = 0) -> list[str]:
-        return [e["type"] for e in self.events[after:]]
-
     # ------------------------------------------------------------------ typed helpers
 
     async def prompt(self, message: str, **fields: Any) -> Any:

@@ -11,9 +11,10 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from atomic.core.contract import Engine
+from atomic.core.events import BashExecutionUpdate
 from atomic.rpc import protocol as p
 from atomic.rpc import wire
 
@@ -174,12 +175,8 @@ async def bash(e: Engine, c: p.Bash, x: HandlerContext) -> Any:
     request_id = None if c.id is None else str(c.id)
 
     def on_chunk(channel: str, text: str) -> None:
-        event: dict[str, Any] = {"type": "bash_execution_update"}
-        if c.id is not None:
-            event["id"] = c.id
-        event["channel"] = channel
-        event["delta"] = text
-        x.write_event(event)
+        stream: Literal["stdout", "stderr"] = "stderr" if channel == "stderr" else "stdout"
+        x.write_event(BashExecutionUpdate(id=c.id, channel=stream, delta=text).to_wire())
 
     return wire.bash_json(await e.run_bash(c.command, request_id=request_id, on_chunk=on_chunk))
 
@@ -218,9 +215,8 @@ async def switch_session(e: Engine, c: p.SwitchSession, _x: HandlerContext) -> d
 async def fork(e: Engine, c: p.Fork, _x: HandlerContext) -> Any:
     if c.restore_files:
         result, restored = await e.fork_with_files(c.entry_id)
-        return {"text": result.text, "cancelled": result.cancelled, "restoredFiles": wire.restore_json(restored)}
-    result = await e.fork(c.entry_id)
-    return {"text": result.text, "cancelled": result.cancelled}
+        return wire.fork_json(result, restored)
+    return wire.fork_json(await e.fork(c.entry_id), None)
 
 
 @handles(p.Clone)
@@ -272,7 +268,7 @@ async def extension_ui_response(e: Engine, c: p.ExtensionUiResponse, _x: Handler
     raise ValueError(ui_response_error(e, c))
 
 
-# Beyond the protocol document, as the TypeScript Atomic offers them.
+# Beyond the protocol document, for editor integrations (docs/rpc.md).
 
 
 @handles(p.ImportSession)
@@ -294,12 +290,7 @@ async def navigate_tree(e: Engine, c: p.NavigateTree, _x: HandlerContext) -> Any
         text, restored = await e.navigate_with_files(c.target_id)
     else:
         text, restored = await e.navigate_to(c.target_id), None
-    data: dict[str, Any] = {"cancelled": False}
-    if text is not None:
-        data["editorText"] = text
-    if restored is not None:
-        data["restoredFiles"] = wire.restore_json(restored)
-    return data
+    return wire.navigate_json(text, restored)
 
 
 @handles(p.AbortCompaction)

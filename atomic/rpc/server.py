@@ -123,7 +123,7 @@ class RpcServer:
         """Write one response: `id` (as sent), `type`, `command`, `success`, then `error` or `data`."""
         if self._warm_up_pending:
             # Once the first answer is out (its flush is queued in this pass; this runs in the next one),
-            # load the provider SDK in the background: start-up and idle memory stay as they were.
+            # load the provider's modules and HTTP stack in the background: start-up and idle memory stay as they were.
             self._warm_up_pending = False
             loop = asyncio.get_running_loop()
             loop.call_soon(loop.call_soon, self.engine.warm_up_provider)

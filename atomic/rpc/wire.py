@@ -1,14 +1,22 @@
-"""The contract's records as the RPC protocol's camelCase JSON: one function per record.
+"""The contract's records as the RPC protocol's camelCase JSON.
 
-This is the only place records become protocol dicts (docs/rpc.md shows each shape). Key order
-is part of the wire layout (tests/rpc/test_wire_layout.py), so each function builds its dict in
-the order the protocol documents.
+This is the only place records become protocol dicts (docs/rpc.md shows each shape). A record
+whose wire form is its fields, in order, under their camelCase names goes through `record_json`
+(the same alias rule as core/wire.py's models); the others, whose protocol form drops or adds
+fields, have a function of their own. Key order is part of the wire layout
+(tests/rpc/test_wire_layout.py).
 """
 
 from __future__ import annotations
 
+from dataclasses import is_dataclass
+from functools import lru_cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic.alias_generators import to_camel
+
+from atomic.core.contract import Model
 from atomic.core.messages import BashExecutionMessage
 from atomic.rpc.wire_json import JsonPieces, dumps, joined_in_chunks
 
@@ -20,6 +28,7 @@ if TYPE_CHECKING:
         CommandInfo,
         ContextUsage,
         ForkMessage,
+        ForkResult,
         LogoutResult,
         McpServerStatus,
         ModelCycle,
@@ -32,6 +41,30 @@ if TYPE_CHECKING:
         ThinkingLevelChange,
         TrustStatus,
     )
+
+
+@lru_cache(maxsize=256)
+def _camel(name: str) -> str:
+    return to_camel(name)
+
+
+def _wire_value(value: Any) -> Any:
+    if isinstance(value, Model):
+        return value.to_wire()
+    if is_dataclass(value) and not isinstance(value, type):
+        return record_json(value)
+    if isinstance(value, (tuple, list)):
+        return [_wire_value(item) for item in value]
+    if isinstance(value, Path):
+        return str(value)
+    return value
+
+
+def record_json(record: Any) -> dict[str, Any]:
+    """A frozen record as the protocol spells it: every field, in declaration order, under its
+    camelCase name (None kept); nested records and models in their wire form, tuples as lists,
+    paths as strings."""
+    return {_camel(name): _wire_value(value) for name, value in vars(record).items()}
 
 
 def state_json(state: SessionState, trust: TrustStatus | None) -> dict[str, Any]:
@@ -61,13 +94,7 @@ def state_json(state: SessionState, trust: TrustStatus | None) -> dict[str, Any]
         data["projectTrust"] = trust_json(trust)
     recovery = state.session_recovery
     if recovery is not None:
-        data["sessionRecovery"] = {
-            "message": recovery.message,
-            "backupFile": str(recovery.backup_file) if recovery.backup_file is not None else None,
-            "skippedLines": list(recovery.skipped_lines),
-            "headerRebuilt": recovery.header_rebuilt,
-            "relinkedEntries": recovery.relinked_entries,
-        }
+        data["sessionRecovery"] = record_json(recovery)
     if state.sandbox is not None:
         sandbox = state.sandbox
         data["sandbox"] = {"mode": sandbox.mode, "network": sandbox.network, "available": sandbox.available}
@@ -75,7 +102,7 @@ def state_json(state: SessionState, trust: TrustStatus | None) -> dict[str, Any]
 
 
 def context_usage_json(usage: ContextUsage) -> dict[str, Any]:
-    return {"tokens": usage.tokens, "contextWindow": usage.context_window, "percent": usage.percent}
+    return record_json(usage)
 
 
 def stats_json(stats: SessionStats) -> dict[str, Any]:
@@ -106,13 +133,13 @@ def stats_json(stats: SessionStats) -> dict[str, Any]:
 
 def queue_json(queue: QueueSnapshot) -> dict[str, Any]:
     """`clear_queue` data: what was removed."""
-    return {"steering": list(queue.steering), "followUp": list(queue.follow_up)}
+    return record_json(queue)
 
 
 def model_cycle_json(cycle: ModelCycle | None) -> dict[str, Any] | None:
     if cycle is None:
         return None
-    return {"model": cycle.model.to_wire(), "thinkingLevel": cycle.thinking_level, "isScoped": cycle.is_scoped}
+    return record_json(cycle)
 
 
 def thinking_level_json(change: ThinkingLevelChange) -> dict[str, Any]:
@@ -157,7 +184,26 @@ def command_json(command: CommandInfo) -> dict[str, Any]:
 
 
 def fork_messages_json(messages: list[ForkMessage]) -> dict[str, Any]:
-    return {"messages": [{"entryId": m.entry_id, "text": m.text} for m in messages]}
+    return {"messages": [record_json(m) for m in messages]}
+
+
+def fork_json(result: ForkResult, restored: RestoreResult | None) -> dict[str, Any]:
+    """`fork` data, with what was put back when the files were restored too."""
+    data: dict[str, Any] = {"text": result.text, "cancelled": result.cancelled}
+    if restored is not None:
+        data["restoredFiles"] = restore_json(restored)
+    return data
+
+
+def navigate_json(editor_text: str | None, restored: RestoreResult | None) -> dict[str, Any]:
+    """`navigate_tree` data: the user message's text comes back for editing when the target was one,
+    and what was put back when the files were restored too."""
+    data: dict[str, Any] = {"cancelled": False}
+    if editor_text is not None:
+        data["editorText"] = editor_text
+    if restored is not None:
+        data["restoredFiles"] = restore_json(restored)
+    return data
 
 
 def bash_json(message: BashExecutionMessage) -> dict[str, Any]:

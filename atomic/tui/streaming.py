@@ -227,14 +227,6 @@ class StreamingMarkdown(Widget):
     def is_streaming(self) -> bool:
         return self._streaming or self._flush_requested
 
-    async def wait_settled(self) -> None:
-        """Apply any deltas still waiting for the flush timer."""
-        if self._flush_requested:
-            flusher = flusher_for(self)
-            if flusher is not None:
-                flusher.cancel(self)
-            self.flush()
-
     # ------------------------------------------------------------------ rendering
 
     def _render_block(self, text: str, width: int, dark: bool) -> list[Strip]:

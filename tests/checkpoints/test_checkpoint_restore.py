@@ -41,7 +41,7 @@ async def test_a_prompt_that_writes_gets_one_checkpoint_before_its_changes(
     }
     assert "-one\n+two\n" in diff.diff
     # The checkpoint entry never reaches the model or get_messages.
-    assert user_texts(session.messages()) == ["change things"]
+    assert user_texts(session.context_messages()) == ["change things"]
     assert all(item.wire.get("customType") is None for item in session.context_items)
 
 
@@ -70,7 +70,7 @@ async def test_restore_undoes_bash_changes_creations_and_deletions(make_session:
     assert result.deleted == ("new/deeper/made.txt",)
     assert result.skipped == ()
     # A restore adds no message.
-    assert user_texts(session.messages()) == ["mess it up"]
+    assert user_texts(session.context_messages()) == ["mess it up"]
 
 
 async def test_ignored_files_are_left_alone(make_session: SessionMaker, workdir: Path) -> None:

@@ -58,7 +58,7 @@ async def open_pi_session(tmp_path: Path, responses: list[dict[str, Any]]) -> tu
 
 async def test_context_is_summary_then_kept_entries_then_the_rest(tmp_path: Path) -> None:
     session, _provider = await open_pi_session(tmp_path, [])
-    messages = session.messages()
+    messages = session.context_messages()
     assert isinstance(messages[0], CompactionSummaryMessage) and not messages[0].verbatim
     assert messages[0].tokens_before == 1234
     texts = [m.summary if isinstance(m, BranchSummaryMessage) else m.text() if isinstance(m, AssistantMessage)
@@ -88,7 +88,7 @@ async def test_next_prompt_sends_pi_framing_and_not_the_compacted_history(tmp_pa
 
 async def test_wire_messages_have_pi_roles_and_no_private_fields(tmp_path: Path) -> None:
     session, _provider = await open_pi_session(tmp_path, [])
-    wire = [m.to_wire() for m in session.messages()]
+    wire = [m.to_wire() for m in session.context_messages()]
     assert wire[0]["role"] == "compactionSummary" and wire[0]["tokensBefore"] == 1234
     assert "verbatim" not in wire[0]
     assert wire[3] == {"role": "branchSummary", "summary": "BRANCH-SUMMARY: tried another way.", "fromId": "a1",

@@ -4,6 +4,7 @@ does not pay for defining them (docs/performance.md, "Start-up")."""
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import subprocess
@@ -13,7 +14,7 @@ from pathlib import Path
 import atomic.core.contract as contract
 
 # Modules the first `get_state` of `atomic --mode rpc` must not import.
-NOT_AT_START_UP = ("atomic.core.contract.records", "atomic.core.contract.sessions", "atomic.core.contract.convert")
+NOT_AT_START_UP = ("atomic.core.records", "atomic.core.contract.sessions", "atomic.core.contract.convert")
 
 
 def test_every_exported_name_resolves_to_its_definition() -> None:
@@ -24,10 +25,23 @@ def test_every_exported_name_resolves_to_its_definition() -> None:
             assert vars(sys.modules[value.__module__])[value.__name__] is value, name
 
 
+def test_the_type_checking_imports_are_the_lazy_table() -> None:
+    """What mypy sees under TYPE_CHECKING is exactly `_LAZY` (each name from the module it loads from)."""
+    tree = ast.parse(Path(contract.__file__).read_text(encoding="utf-8"))
+    [guarded] = [n for n in tree.body if isinstance(n, ast.If) and ast.unparse(n.test) == "TYPE_CHECKING"]
+    seen = {
+        alias.name: node.module
+        for node in guarded.body if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
+    assert seen == contract._LAZY
+    assert set(contract._LAZY) <= set(contract.__all__)
+
+
 def test_a_lazy_name_is_the_same_object_as_in_its_module() -> None:
     from atomic.core.contract import SessionStats, list_session_summaries
-    from atomic.core.contract.records import SessionStats as defined
     from atomic.core.contract.sessions import list_session_summaries as defined_function
+    from atomic.core.records import SessionStats as defined
 
     assert SessionStats is defined
     assert list_session_summaries is defined_function

@@ -183,7 +183,6 @@ async def test_extension_commands_and_their_completions(engine_for: OpenEngine, 
     assert (command.name, command.description, command.path) == ("hello", "Say hello", str(path.resolve()))
     assert engine.complete_command_argument("hello", "w") == ["world"]
     assert engine.complete_command_argument("nope", "") == []
-    assert engine.loaded_extensions() == [str(path.resolve())]
 
 
 async def test_a_frontend_approver_replaces_the_dialog_and_is_removed_again(engine_for: OpenEngine) -> None:

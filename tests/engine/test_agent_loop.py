@@ -62,7 +62,7 @@ async def test_tool_calls_run_concurrently_but_results_keep_call_order(make_sess
     # The fast one finishes first...
     assert [e["result"]["content"][0]["text"] for e in ends] == ["fast", "slow"]
     # ...but results are stored in call order.
-    results = [m for m in session.messages() if isinstance(m, ToolResultMessage)]
+    results = [m for m in session.context_messages() if isinstance(m, ToolResultMessage)]
     assert [r.content[0].text for r in results] == ["slow", "fast"]
     assert elapsed < 1.5
     # The second LLM call saw both tool results.
@@ -105,7 +105,7 @@ async def test_follow_up_waits_until_the_agent_would_stop(make_session) -> None:
     await session.prompt("one")
     await session.follow_up("two")
     await session.wait_idle()
-    users = [m.content for m in session.messages() if isinstance(m, UserMessage)]
+    users = [m.content for m in session.context_messages() if isinstance(m, UserMessage)]
     assert users == ["one", "two"]
     assert len(provider.requests) == 2
     assert rec.types().count("agent_start") == 1
@@ -158,7 +158,7 @@ async def test_abort_kills_a_running_bash_tool_group(make_session, workdir: Path
     assert end["isError"] is True
     await wait_for(lambda: not process_alive(pid), timeout=3)
     # The tool call got a result, so the history stays valid for the next call.
-    assert isinstance(session.messages()[-1], ToolResultMessage)
+    assert isinstance(session.context_messages()[-1], ToolResultMessage)
 
 
 async def test_fatal_provider_error_ends_with_error_message(make_session) -> None:
@@ -238,8 +238,8 @@ async def test_persisted_thinking_level_is_saved_per_model(make_session, agent_d
     import json
 
     session, _p, _rec = await make_session([])
-    data = session.set_thinking_level("high", persist=True)
-    assert data == {"level": "high", "provider": "scripted", "modelId": "scripted-model"}
+    change = session.set_thinking_level("high", persist=True)
+    assert (change.level, change.provider, change.model_id) == ("high", "scripted", "scripted-model")
     saved = json.loads((agent_dir / "settings.json").read_text())
     assert saved["defaultThinkingLevel"] == "high"
     assert saved["modelThinkingLevels"] == {"scripted/scripted-model": "high"}
@@ -268,4 +268,4 @@ async def test_new_session_keeps_queue_without_running_it(make_session) -> None:
     await asyncio.sleep(0.05)
     assert not session.is_streaming
     assert session.follow_ups.texts() == ["later"]
-    assert session.messages() == []
+    assert session.context_messages() == []

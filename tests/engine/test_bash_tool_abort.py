@@ -21,7 +21,7 @@ async def test_abort_keeps_the_bash_output_in_the_tool_result(make_session: Any)
     end = rec.of("tool_execution_end")[0]
     assert end["isError"] is True
     assert end["result"]["content"] == [{"type": "text", "text": "partial line\n\nCommand aborted"}]
-    stored = session.messages()[-1]
+    stored = session.context_messages()[-1]
     assert isinstance(stored, ToolResultMessage) and stored.is_error
     assert stored.content[0].text == "partial line\n\nCommand aborted"
     assert "agent_end" in rec.types()

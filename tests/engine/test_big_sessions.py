@@ -140,10 +140,10 @@ async def test_messages_are_validated_only_when_the_engine_needs_them(
     monkeypatch.setattr(context_module, "parse_message", counting)
     session = await create_session(SessionOptions(cwd=tmp_path, scripted=ScriptedProvider([]), session=str(path)))
     try:
-        state = session.get_state()
-        assert state["messageCount"] == 200
+        engine = Engine(session, SessionOptions(cwd=tmp_path))
+        assert engine.state().message_count == 200
         assert session.model is not None and session.model.id == "scripted-model"
-        data = json.loads(dumps(await handlers.get_messages(Engine(session, SessionOptions(cwd=tmp_path)), None, None)))  # type: ignore[arg-type]
+        data = json.loads(dumps(await handlers.get_messages(engine, None, None)))  # type: ignore[arg-type]
         assert [m["content"] for m in data["messages"][:2]] == ["question 0", [{"type": "text", "text": "answer 0"}]]
         assert calls["n"] == 0
         # Sent as stored: the exact text of each message in the file.
@@ -152,9 +152,9 @@ async def test_messages_are_validated_only_when_the_engine_needs_them(
         sent = await handlers.get_messages(Engine(session, SessionOptions(cwd=tmp_path)), None, None)  # type: ignore[arg-type]
         assert dumps(sent) == '{"messages":[' + ",".join(stored) + "]}"
         # The model needs them all: now each is validated, once.
-        messages = session.messages()
+        messages = session.context_messages()
         assert isinstance(messages[0], UserMessage) and isinstance(messages[1], AssistantMessage)
-        session.messages()
+        session.context_messages()
         assert calls["n"] == 200
     finally:
         await session.shutdown()
@@ -176,7 +176,7 @@ async def test_get_messages_sends_what_the_models_would(tmp_path: Path) -> None:
     session = await create_session(SessionOptions(cwd=tmp_path, scripted=ScriptedProvider([]), session=str(path)))
     try:
         data = json.loads(dumps(await handlers.get_messages(Engine(session, SessionOptions(cwd=tmp_path)), None, None)))  # type: ignore[arg-type]
-        assert data["messages"] == [m.to_wire() for m in session.messages()]
+        assert data["messages"] == [m.to_wire() for m in session.context_messages()]
         assert [m["role"] for m in data["messages"]] == ["user", "assistant", "toolResult", "assistant", "bashExecution"]
     finally:
         await session.shutdown()
@@ -190,8 +190,8 @@ async def test_a_stored_message_that_does_not_validate_never_breaks_the_session(
     provider = ScriptedProvider([])
     session = await create_session(SessionOptions(cwd=tmp_path, scripted=provider, session=str(path)))
     try:
-        assert session.get_state()["messageCount"] == 5  # the unknown role is not a message
-        broken = session.messages()[-1]
+        assert len(session.context_items) == 5  # the unknown role is not a message
+        broken = session.context_messages()[-1]
         assert isinstance(broken, AssistantMessage) and broken.stop_reason == "error"
         assert "Unreadable message entry" in (broken.error_message or "")
         await session.prompt("still works")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -43,7 +42,7 @@ async def test_manual_compact_persists_entry_backup_and_rebuilds_context(make_se
     planner_request = provider.requests[3]
     assert "1→[User]: question 0" in planner_request.messages[0].content
     # Context = boundary + the two preserved messages.
-    messages = session.messages()
+    messages = session.context_messages()
     assert isinstance(messages[0], CompactionSummaryMessage)
     assert [m.role for m in messages[1:]] == ["user", "assistant"]
     assert session.session_stats()["contextUsage"]["tokens"] is None
@@ -65,9 +64,9 @@ async def test_reopened_compacted_session_keeps_compacted_context(make_session, 
     reopened = await create_session(
         SessionOptions(cwd=workdir, session=str(session.store.path), scripted=ScriptedProvider([]))
     )
-    assert isinstance(reopened.messages()[0], CompactionSummaryMessage)
+    assert isinstance(reopened.context_messages()[0], CompactionSummaryMessage)
     # The full history is still in the file.
-    users = [e for e in reopened.get_entries()["entries"] if e["type"] == "message" and e["message"]["role"] == "user"]
+    users = [e for e in reopened.store.entries_since(None) if e["type"] == "message" and e["message"]["role"] == "user"]
     assert len(users) == 3
 
 
@@ -128,7 +127,7 @@ async def test_auto_compaction_can_be_switched_off(make_session) -> None:
     await session.prompt("x")
     await session.wait_idle()
     assert rec.of("compaction_start") == []
-    assert json.dumps(session.get_state()["autoCompactionEnabled"]) == "false"
+    assert session.auto_compaction_enabled is False
 
 
 async def test_abort_cancels_a_running_compaction(make_session) -> None:

@@ -1,4 +1,4 @@
-"""The engine's shape: components instead of mixins, every AgentSession attribute declared in __init__."""
+"""The engine's shape: behaviour lives in components, every AgentSession attribute is declared in __init__."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def _self_assignments(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[s
 
 
 def test_no_method_anywhere_annotates_self_as_the_session() -> None:
-    """The mixin trick (`def f(self: AgentSession)` in a base class) is gone for good."""
+    """No method outside AgentSession annotates `self` as the session (`def f(self: AgentSession)`)."""
     offenders = []
     for path in (ROOT / "atomic").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):

@@ -44,8 +44,8 @@ def test_levels_are_clamped_recorded_announced_and_persisted(agent_dir: Path, tm
     sel = h.selection
     sel.start_with(sel.use_scripted(ScriptedProvider([])))
     assert h.entries("model_change") == [] and h.events == []  # starting records nothing
-    data = sel.set_thinking_level("high", persist=True)
-    assert data == {"level": "high", "provider": "scripted", "modelId": "scripted-model"}
+    change = sel.set_thinking_level("high", persist=True)
+    assert (change.level, change.provider, change.model_id) == ("high", "scripted", "scripted-model")
     assert [e["thinkingLevel"] for e in h.entries("thinking_level_change")] == ["high"]
     assert [e.to_wire() for e in h.events] == [{"type": "thinking_level_changed", "level": "high"}]
     saved = json.loads((agent_dir / "settings.json").read_text())
@@ -64,7 +64,7 @@ def test_cycling_goes_through_scoped_models_with_their_levels(agent_dir: Path, t
     sel.set_scoped([(first, None), (second, "low")])
     sel.start_with(first)
     result = sel.cycle_model()
-    assert result is not None and result["isScoped"] is True
+    assert result is not None and result.is_scoped is True and result.model == second
     assert sel.model == second and sel.thinking_level == "low"
     assert [e["modelId"] for e in h.entries("model_change")] == ["two"]
     sel.cycle_model(backwards=True)
@@ -78,13 +78,13 @@ def test_prompts_are_refused_without_a_usable_model(agent_dir: Path, tmp_path: P
         sel.ensure_can_prompt()
     warning = sel.block_on_saved_default("nosuchprovider", "x")
     assert warning is not None and "provider nosuchprovider is not known" in warning
-    assert sel.model_block_state()["modelFallbackReason"] == "configured-provider-unsupported"
+    assert sel.model_block is not None and sel.model_block[0] == "configured-provider-unsupported"
     sel.start_with(sel.use_scripted(ScriptedProvider([])))
     with pytest.raises(PromptRejected, match="unavailable or unsupported"):
         sel.ensure_can_prompt()
     sel.set_model("scripted", "scripted-model")  # choosing a model lifts the block
     sel.ensure_can_prompt()
-    assert sel.model_block_state() == {}
+    assert sel.model_block is None
     with pytest.raises(ValueError, match="Model not found"):
         sel.set_model("scripted", "missing")
 

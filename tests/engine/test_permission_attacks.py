@@ -34,7 +34,7 @@ def calls(*items: tuple[str, dict[str, object]]) -> list[dict[str, object]]:
 
 
 def results(session) -> list[ToolResultMessage]:
-    return [m for m in session.messages() if isinstance(m, ToolResultMessage)]
+    return [m for m in session.context_messages() if isinstance(m, ToolResultMessage)]
 
 
 def text_of(result: ToolResultMessage) -> str:

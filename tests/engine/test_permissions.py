@@ -31,7 +31,7 @@ class ScriptedApprover:
 
 
 def tool_results(session) -> list[ToolResultMessage]:
-    return [m for m in session.messages() if isinstance(m, ToolResultMessage)]
+    return [m for m in session.context_messages() if isinstance(m, ToolResultMessage)]
 
 
 def result_text(result: ToolResultMessage) -> str:
@@ -117,7 +117,6 @@ async def test_ask_without_an_approver_refuses_with_a_clear_reason(make_session,
 async def test_mode_comes_from_flag_then_setting_then_frontend_default(make_session, agent_dir: Path) -> None:
     session, _p, _r = await make_session([])
     assert session.permissions.mode == "yolo"
-    assert session.get_state()["permissionMode"] == "yolo"
     session_acp, _p, _r = await make_session([], default_permission_mode="ask")
     assert session_acp.permissions.mode == "ask"
     (agent_dir / "settings.json").write_text('{"permissionMode": "accept-edits"}')

@@ -50,7 +50,8 @@ async def test_clearing_the_queue_clears_the_journal(make_session: SessionMaker)
     await session.steer("never mind")
     path = session.store.path
     assert path is not None and journal_texts(path) == ["never mind"]
-    assert session.clear_queue() == {"steering": ["never mind"], "followUp": []}
+    cleared = session.clear_queue()
+    assert (cleared.steering, cleared.follow_up) == (("never mind",), ())
     assert not journal_path(path).exists()
     await session.wait_idle()
     assert stored_user_texts(path) == ["start"]

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from atomic.core.contract import Engine
 from atomic.core.engine.factory import create_session
 from atomic.core.engine.options import SessionOptions
+from atomic.rpc.wire import state_json
 
 SECRET = "sk-very-secret-value-123"
 
@@ -29,7 +31,8 @@ async def test_model_headers_and_keys_stay_off_the_wire(tmp_path: Path, agent_di
     )
     session = await create_session(SessionOptions(cwd=tmp_path, provider="corp", model="corp-model"))
     assert session.model is not None and session.headers_for(session.model) == {"X-Api-Token": SECRET}
-    wire = json.dumps([session.get_state(), [m.to_wire() for m in session.available_models()]])
+    state = state_json(Engine(session, SessionOptions(cwd=tmp_path)).state(), None)
+    wire = json.dumps([state, [m.to_wire() for m in session.available_models()]])
     assert SECRET not in wire
     session.set_session_name("named")
     assert session.store.path is not None

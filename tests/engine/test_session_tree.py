@@ -45,14 +45,14 @@ async def test_branching_appends_and_never_rewrites(make_session) -> None:
     await session.wait_idle()
     after = path.read_bytes()
     assert after.startswith(before)
-    tree = session.get_tree()["tree"]
+    tree = session.store.tree()
     # root chain ... the assistant a1 node has two user children now.
     node = tree[0]
     while len(node["children"]) == 1:
         node = node["children"][0]
     assert len(node["children"]) == 2
-    assert [m.content for m in session.messages() if m.role == "user"] == ["q1", "q2 again"]
-    entries = session.get_entries()["entries"]
+    assert [m.content for m in session.context_messages() if m.role == "user"] == ["q1", "q2 again"]
+    entries = session.store.entries_since(None)
     assert sum(1 for e in entries if e["type"] == "message" and e["message"]["role"] == "user") == 3
 
 
@@ -66,9 +66,9 @@ async def test_reopen_restores_messages_model_and_level(make_session, workdir: P
     reopened = await create_session(
         SessionOptions(cwd=workdir, session=str(path), scripted=ScriptedProvider([]))
     )
-    assert [m.role for m in reopened.messages()] == ["user", "assistant"]
+    assert [m.role for m in reopened.context_messages()] == ["user", "assistant"]
     assert reopened.thinking_level == "high"
-    assert reopened.get_state()["sessionName"] == "my work"
+    assert reopened.store.name() == "my work"
 
 
 async def test_torn_last_line_is_skipped_and_reported(tmp_path: Path, make_session) -> None:
@@ -101,11 +101,11 @@ async def test_fork_and_clone_write_new_files_with_parent(make_session) -> None:
     assert forked != original
     header = lines(forked)[0]
     assert header["parentSession"] == str(original)
-    assert [m.content for m in session.messages() if m.role == "user"] == ["p1"]
+    assert [m.content for m in session.context_messages() if m.role == "user"] == ["p1"]
     assert await session.clone()
     cloned = session.store.path
     assert lines(cloned)[0]["parentSession"] == str(forked)
-    assert [m.role for m in session.messages()] == ["user", "assistant"]
+    assert [m.role for m in session.context_messages()] == ["user", "assistant"]
 
 
 async def test_get_entries_since_cursor_on_big_file(tmp_path: Path) -> None:

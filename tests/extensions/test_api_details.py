@@ -26,10 +26,10 @@ async def test_custom_message_sent_while_streaming_is_stored_after_the_run(make_
     await session.prompt("/note remember this")
     assert [m["message"]["role"] for m in rec.of("message_end")][-1] == "custom"
     await session.wait_idle()
-    roles = [type(m).__name__ for m in session.messages()]
+    roles = [type(m).__name__ for m in session.context_messages()]
     # Never between the tool call and its result: stored once the run ended.
     assert roles == ["UserMessage", "AssistantMessage", "ToolResultMessage", "AssistantMessage", "CustomMessage"]
-    assert isinstance(session.messages()[-1], CustomMessage)
+    assert isinstance(session.context_messages()[-1], CustomMessage)
 
 
 CTX_AND_UNSUBSCRIBE = """
@@ -82,6 +82,6 @@ async def test_async_tool_result_patch_with_plain_blocks(make_session, ext_dir: 
     session, _, _ = await make_session(script, extensions=[str(path)])
     await session.prompt("list")
     await session.wait_idle()
-    [result] = [m for m in session.messages() if isinstance(m, ToolResultMessage)]
+    [result] = [m for m in session.context_messages() if isinstance(m, ToolResultMessage)]
     assert [b.text for b in result.content] == ["patched", "second block"] and result.is_error
-    assert isinstance(session.messages()[-1], AssistantMessage)
+    assert isinstance(session.context_messages()[-1], AssistantMessage)

@@ -34,7 +34,7 @@ async def test_command_runs_while_idle_without_a_model_turn(make_session, ext_di
     assert session.extensions.is_command("/hello world") and not session.extensions.is_command("/nope")
     await session.prompt("/hello world")
     assert module_of(session, path).CALLS == [("world", True, str(workdir.resolve()))]
-    assert not session.is_streaming and provider.requests == [] and session.messages() == []
+    assert not session.is_streaming and provider.requests == [] and session.context_messages() == []
     [notice] = rec.of("extension_ui_request")
     assert notice["method"] == "notify" and notice["message"] == "Hello, world!"
     assert notice["notifyType"] == "info" and notice["extensionPath"] == str(path.resolve())
@@ -108,7 +108,7 @@ async def test_send_message_records_a_custom_message_and_can_trigger_a_turn(make
     session, provider, _ = await make_session([{"text": "noted"}], extensions=[str(path)])
     await session.prompt("/note quiet")
     assert not session.is_streaming and provider.requests == []
-    [message] = session.messages()
+    [message] = session.context_messages()
     assert isinstance(message, CustomMessage) and message.custom_type == "note" and message.details == {"n": 1}
 
     await session.prompt("/note go")
@@ -118,7 +118,7 @@ async def test_send_message_records_a_custom_message_and_can_trigger_a_turn(make
     assert [m.content[0].text for m in sent if isinstance(m, UserMessage)] == ["Note: quiet", "Note: go"]
     # Both are in the session file and come back on reload.
     session.reload_context()
-    assert sum(isinstance(m, CustomMessage) for m in session.messages()) == 2
+    assert sum(isinstance(m, CustomMessage) for m in session.context_messages()) == 2
 
 
 async def test_send_user_message_runs_when_idle_and_queues_while_streaming(make_session, ext_dir: Path) -> None:
@@ -132,7 +132,7 @@ async def test_send_user_message_runs_when_idle_and_queues_while_streaming(make_
     await session.wait_idle()
     await wait_for(lambda: not session.is_streaming and not len(session.follow_ups))
     await session.wait_idle()
-    users = [m.content for m in session.messages() if isinstance(m, UserMessage)]
+    users = [m.content for m in session.context_messages() if isinstance(m, UserMessage)]
     assert users == ["first question", "second question"]
     assert session.last_assistant_text() == "answer two"
 
@@ -150,7 +150,7 @@ async def test_append_entry_and_session_name(make_session, ext_dir: Path) -> Non
     assert session.store.name() == "named by extension"
     assert session.extensions.extensions[0].api.get_session_name() == "named by extension"
     # The conversation the model sees is unchanged.
-    assert [type(m).__name__ for m in session.messages()] == ["UserMessage", "AssistantMessage"]
+    assert [type(m).__name__ for m in session.context_messages()] == ["UserMessage", "AssistantMessage"]
     lines = session.store.path.read_text().splitlines()
     assert any('"type":"custom"' in line and '"customType":"counter"' in line for line in lines)
 
@@ -174,10 +174,3 @@ async def test_thinking_level_model_and_labels(make_session, ext_dir: Path) -> N
     assert api.thinking_level == "high" == session.thinking_level
     await session.prompt(f"/mark {leaf}")
     assert session.store.labels()[leaf][0] == "checkpoint"
-
-
-async def test_commands_alias_lists_the_same_items(make_session, ext_dir: Path) -> None:
-    path = write_extension(ext_dir, "hello.py", HELLO)
-    session, _, _ = await make_session(extensions=[str(path)])
-    assert session.extensions.commands() == session.extensions.command_items()
-    assert session.extensions.commands()[0]["name"] == "hello"

@@ -12,7 +12,7 @@ EXAMPLE = ROOT / "examples" / "extensions" / "todo_guard.py"
 
 
 def results(session) -> list[ToolResultMessage]:
-    return [m for m in session.messages() if isinstance(m, ToolResultMessage)]
+    return [m for m in session.context_messages() if isinstance(m, ToolResultMessage)]
 
 
 async def test_example_tool_command_and_guard(make_session, workdir: Path) -> None:

@@ -68,7 +68,7 @@ async def test_tool_call_hook_blocks_a_call_and_changes_another(make_session, ex
     session, _, _ = await make_session(script, extensions=[str(path)])
     await session.prompt("go")
     await session.wait_idle()
-    blocked, changed = [m for m in session.messages() if isinstance(m, ToolResultMessage)]
+    blocked, changed = [m for m in session.context_messages() if isinstance(m, ToolResultMessage)]
     assert blocked.is_error and blocked.content[0].text == "Blocked: refusing to delete the filesystem"
     assert not marker.exists()  # the blocked command never ran
     assert not changed.is_error and changed.content[0].text.strip() == "changed"
@@ -90,7 +90,7 @@ async def test_tool_result_hook_patches_the_result(make_session, ext_dir: Path) 
     session, _, _ = await make_session(script, extensions=[str(path)])
     await session.prompt("go")
     await session.wait_idle()
-    [result] = [m for m in session.messages() if isinstance(m, ToolResultMessage)]
+    [result] = [m for m in session.context_messages() if isinstance(m, ToolResultMessage)]
     assert result.content[0].text == "[redacted]" and result.details == {"redacted": True}
 
 
@@ -118,7 +118,7 @@ async def test_input_system_prompt_and_context_hooks(make_session, ext_dir: Path
     path = write_extension(ext_dir, "prompts.py", PROMPT_HOOKS)
     session, provider, _ = await make_session([{"text": "a"}, {"text": "b"}], extensions=[str(path)])
     await session.prompt("secret")
-    assert not session.is_streaming and session.messages() == []
+    assert not session.is_streaming and session.context_messages() == []
 
     await session.prompt("first")
     await session.wait_idle()
@@ -176,6 +176,6 @@ async def test_a_raising_handler_is_reported_and_the_agent_still_answers(make_se
         (str(path.resolve()), "tool_call"),
     ]
     assert all(e["error"] == "ValueError: handler exploded" for e in errors)
-    [result] = [m for m in session.messages() if isinstance(m, ToolResultMessage)]
+    [result] = [m for m in session.context_messages() if isinstance(m, ToolResultMessage)]
     assert result.content[0].text.strip() == "fine"
     assert session.last_assistant_text() == "all good"

@@ -29,7 +29,7 @@ WEATHER = """
 
 
 def tool_results(session) -> list[ToolResultMessage]:
-    return [m for m in session.messages() if isinstance(m, ToolResultMessage)]
+    return [m for m in session.context_messages() if isinstance(m, ToolResultMessage)]
 
 
 async def test_model_calls_an_extension_tool(make_session, ext_dir: Path, workdir: Path) -> None:

@@ -141,5 +141,5 @@ async def test_dialog_from_a_tool_call_hook_holds_the_call_until_answered(make_s
     assert session.is_streaming
     session.extension_ui.resolve(request.id, UiAnswer(confirmed=True))
     await session.wait_idle()
-    result = [m for m in session.messages() if m.role == "toolResult"][0]
+    result = [m for m in session.context_messages() if m.role == "toolResult"][0]
     assert not result.is_error and "ran" in result.content[0].text

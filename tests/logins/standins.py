@@ -21,9 +21,11 @@ import secrets
 import threading
 import time
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlparse
+
+from tests.support import LocalHTTPServer
 
 GITHUB_TOKEN = "gho_standin_github_token"
 ACCOUNT_ID = "acct-standin-0001"
@@ -260,7 +262,7 @@ class StandInServer:
     def __init__(self) -> None:
         self.state = StandIn()
         handler = type("Handler", (_Handler,), {"state": self.state})
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.httpd = LocalHTTPServer(handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         self.state.url = self.url
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)

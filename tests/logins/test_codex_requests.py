@@ -31,7 +31,7 @@ async def run(workdir: Path, *prompts: str) -> list[AssistantMessage]:
         for text in prompts:
             await session.prompt(text)
             await session.wait_idle()
-        return [m for m in session.messages() if isinstance(m, AssistantMessage)]
+        return [m for m in session.context_messages() if isinstance(m, AssistantMessage)]
     finally:
         await session.shutdown()
 

@@ -32,7 +32,7 @@ async def run(workdir: Path, model: str, *prompts: str) -> list[AssistantMessage
         for text in prompts:
             await session.prompt(text)
             await session.wait_idle()
-        return [m for m in session.messages() if isinstance(m, AssistantMessage)]
+        return [m for m in session.context_messages() if isinstance(m, AssistantMessage)]
     finally:
         await session.shutdown()
 

@@ -9,7 +9,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +18,7 @@ import pytest
 from atomic.cli import main
 from atomic.core.models.catalog import builtin_providers
 from tests.logins.standins import GITHUB_TOKEN, StandInServer
+from tests.support import LocalHTTPServer
 
 PI_PROVIDERS = [
     "vercel-ai-gateway", "zai", "minimax", "minimax-cn", "moonshotai", "moonshotai-cn", "huggingface",
@@ -114,7 +115,7 @@ def models_dev() -> Iterator[str]:
             self.end_headers()
             self.wfile.write(body)
 
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    httpd = LocalHTTPServer(Handler)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}/api.json"
     httpd.shutdown()

@@ -29,7 +29,7 @@ async def open_session(tmp_path: Path, responses: list[dict[str, object]]):  # n
 
 def user_texts(session) -> list[str]:  # noqa: ANN001
     out = []
-    for m in session.messages():
+    for m in session.context_messages():
         if isinstance(m, UserMessage):
             out.append(m.content if isinstance(m.content, str) else "".join(
                 b.text for b in m.content if b.type == "text"))
@@ -52,7 +52,7 @@ async def test_a_mention_attaches_the_resource_and_the_model_can_read_one(tmp_pa
         [text] = user_texts(session)
         assert text.startswith("what is in @tiny:tiny://notes/today?")
         assert '<resource server="tiny" uri="tiny://notes/today">\nbuy milk\ncall the plumber\n</resource>' in text
-        [result] = [m for m in session.messages() if isinstance(m, ToolResultMessage)]
+        [result] = [m for m in session.context_messages() if isinstance(m, ToolResultMessage)]
         assert not result.is_error and "call the plumber" in result.content[0].text
     finally:
         await session.shutdown()

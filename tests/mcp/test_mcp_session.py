@@ -25,7 +25,7 @@ def write_servers(path: Path, servers: dict[str, object]) -> None:
 
 
 def tool_results(session) -> list[ToolResultMessage]:  # noqa: ANN001
-    return [m for m in session.messages() if isinstance(m, ToolResultMessage)]
+    return [m for m in session.context_messages() if isinstance(m, ToolResultMessage)]
 
 
 async def test_the_first_prompt_waits_for_servers_and_calls_their_tools(

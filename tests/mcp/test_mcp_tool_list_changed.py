@@ -76,7 +76,7 @@ async def test_the_next_step_offers_a_tool_added_by_the_previous_one(tmp_path: P
         assert "mcp__tiny__extra_late" not in [t.name for t in provider.requests[0].tools]
         # Same turn, next request: the tool the previous step added is offered and callable.
         assert "mcp__tiny__extra_late" in [t.name for t in provider.requests[1].tools]
-        results = [m for m in session.messages() if isinstance(m, ToolResultMessage)]
+        results = [m for m in session.context_messages() if isinstance(m, ToolResultMessage)]
         assert [r.content[0].text for r in results] == ["added extra_late", "late says hello"]
         assert not any(r.is_error for r in results)
     finally:

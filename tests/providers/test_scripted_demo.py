@@ -15,7 +15,7 @@ async def demo_turn(cwd: Path, text: str = "hello") -> tuple[list[ToolResultMess
     session = await create_session(SessionOptions(cwd=cwd, scripted=ScriptedProvider(), no_session=True))
     await session.prompt(text)
     await session.wait_idle()
-    results = [m for m in session.messages() if isinstance(m, ToolResultMessage)]
+    results = [m for m in session.context_messages() if isinstance(m, ToolResultMessage)]
     answer = session.last_assistant_text() or ""
     await session.shutdown()
     return results, answer

@@ -29,6 +29,13 @@ def bash_entries(path: str | Path) -> list[dict[str, Any]]:
             if e["type"] == "message" and e["message"]["role"] == "bashExecution"]
 
 
+async def test_a_bash_update_is_the_event_in_protocol_order(start_rpc: StartRpc) -> None:
+    client = await start_rpc()
+    await client.request({"id": "b7", "type": "bash", "command": "echo seven"})
+    [update] = bash_updates(client, "b7")
+    assert list(update.items()) == [("type", "bash_execution_update"), ("id", "b7"), ("channel", "stdout"), ("delta", "seven\n")]
+
+
 async def test_bash_streams_ordered_deltas_and_responds(start_rpc: StartRpc) -> None:
     client = await start_rpc()
     command = "echo one; sleep 0.05; echo warn >&2; sleep 0.05; echo two; echo three"

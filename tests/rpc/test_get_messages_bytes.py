@@ -61,7 +61,7 @@ async def test_the_answer_is_byte_identical_to_the_models_wire_form(
         await rpc.send('{"id":"p","type":"prompt","message":"lone \\ud800 surrogate"}')
         await rpc.send('{"id":"s","type":"get_state"}', '{"id":"m","type":"get_messages"}',
                        '{"id":"s2","type":"get_state"}')
-        messages = [m.to_wire() for m in rpc.session.messages()]
+        messages = [m.to_wire() for m in rpc.session.context_messages()]
     finally:
         await rpc.close()
     roles = [m["role"] for m in messages]

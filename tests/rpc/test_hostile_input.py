@@ -297,7 +297,7 @@ async def test_get_tree_matches_the_engine_tree_with_branches_and_labels(start: 
     await rpc.send(line({"type": "set_label", "entryId": first_user.id, "label": "start \ud800"}))
     await rpc.send(line({"id": "t", "type": "get_tree"}))
     tree = rpc.responses()[-1]["data"]
-    assert tree == json.loads(json.dumps(rpc.session.get_tree()))
+    assert tree == json.loads(json.dumps({"tree": rpc.session.store.tree(), "leafId": rpc.session.store.leaf_id}))
     assert len(tree["tree"]) == 1
 
 

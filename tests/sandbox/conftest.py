@@ -46,7 +46,7 @@ def bash_calls(*commands: str, **extra: Any) -> list[dict[str, Any]]:
 def results(session: Any) -> list[tuple[bool, str]]:
     """(is_error, text) of every tool result, in order."""
     out: list[tuple[bool, str]] = []
-    for message in session.messages():
+    for message in session.context_messages():
         if isinstance(message, ToolResultMessage):
             out.append((message.is_error, "".join(b.text for b in message.content if b.type == "text")))
     return out

@@ -109,7 +109,6 @@ async def test_execute_bash_reports_channels_and_exit_code(tmp_path: Path) -> No
     )
     assert chunks == [("stdout", "out\n"), ("stderr", "err\n")]
     assert (result.output, result.exit_code, result.cancelled, result.truncated) == ("out\nerr", 2, False, False)
-    assert result.to_wire() == {"output": "out\nerr", "exitCode": 2, "cancelled": False, "truncated": False}
 
 
 async def test_execute_bash_truncation_path_uses_request_id(tmp_path: Path) -> None:

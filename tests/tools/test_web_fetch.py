@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +13,7 @@ import pytest
 
 from atomic.core.tools.base import ToolContext, ToolError
 from atomic.core.tools.web_fetch import WebFetchTool
+from tests.support import LocalHTTPServer
 
 PAGE = b"""<html><head><title>Docs</title><style>body{color:red}</style><script>alert(1)</script></head>
 <body><h1>Install</h1><p>Run <code>pip install atomic</code> then <a href="/next">read on</a>.</p>
@@ -65,7 +66,7 @@ class Site(BaseHTTPRequestHandler):
 @pytest.fixture
 def site() -> Iterator[str]:
     Site.seen = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Site)
+    server = LocalHTTPServer(Site)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}"

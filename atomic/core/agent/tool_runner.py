@@ -4,54 +4,60 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
-from atomic.core.events import ToolExecutionEnd, ToolExecutionStart, ToolExecutionUpdate
+from atomic.core.agent.config import ToolAccess
+from atomic.core.events import Event, ToolExecutionEnd, ToolExecutionStart, ToolExecutionUpdate
 from atomic.core.messages import TextContent, ToolCall, ToolResultMessage
-from atomic.core.sandbox.escalation import review_escalation, wants_escalation
 from atomic.core.tools.base import ToolContext, ToolError, ToolOutput
 
-if TYPE_CHECKING:
-    from atomic.core.agent.host import LoopHost
-
 UPDATE_INTERVAL_S = 0.1
+
+
+class ToolCallsCancelled(asyncio.CancelledError):
+    """The run was cancelled while its tools ran; `results` holds one result per call (the
+    unfinished ones say "Operation aborted"), so the history still pairs every call with a result."""
+
+    def __init__(self, results: list[ToolResultMessage]) -> None:
+        super().__init__()
+        self.results = results
 
 
 def _error_output(text: str) -> ToolOutput:
     return ToolOutput(content=[TextContent(text=text)], details=None)
 
 
-async def _prepare(host: LoopHost, call: ToolCall) -> tuple[dict[str, Any], str | None]:
+async def _prepare(tools: ToolAccess, call: ToolCall) -> tuple[dict[str, Any], str | None]:
     """Extension `tool_call` hooks may change the arguments or block the call."""
     args = dict(call.arguments)
     if "__invalid_json__" in args:
         return args, f"Invalid tool arguments (not valid JSON): {args['__invalid_json__'][:500]}"
     payload: dict[str, Any] = {"toolName": call.name, "toolCallId": call.id, "input": args}
-    for result in await host.hooks.emit("tool_call", payload):
+    for result in await tools.hook("tool_call", payload):
         if isinstance(result, dict) and result.get("block"):
             return args, str(result.get("reason") or "Tool execution was blocked")
     # Asked after extensions had their say, so the person approves the arguments that will run.
-    tool = host.find_tool(call.name)
+    tool = tools.find(call.name)
     read_only = tool.read_only if tool is not None else True
-    if wants_escalation(call.name, payload["input"]) and host.sandbox.policy().active:
-        escalation = host.sandbox.policy().escalation
-        refused = await review_escalation(host.permissions, escalation, call.id, payload["input"])
-    else:
-        refused = await host.permissions.check(call.id, call.name, payload["input"], read_only)
+    refused = await tools.approve(call.id, call.name, payload["input"], read_only)
     return payload["input"], refused
 
 
-async def run_tool_calls(host: LoopHost, calls: list[ToolCall]) -> list[ToolResultMessage]:
+async def run_tool_calls(
+    tools: ToolAccess, emit: Callable[[Event], None], calls: list[ToolCall]
+) -> list[ToolResultMessage]:
+    """One result per call, in call order. Raises ToolCallsCancelled (with the results) when cancelled."""
     prepared: list[tuple[ToolCall, dict[str, Any], str | None]] = []
     for call in calls:
-        host.emit(ToolExecutionStart(tool_call_id=call.id, tool_name=call.name, args=call.arguments))
-        args, blocked = await _prepare(host, call)
+        emit(ToolExecutionStart(tool_call_id=call.id, tool_name=call.name, args=call.arguments))
+        args, blocked = await _prepare(tools, call)
         prepared.append((call, args, blocked))
 
     outputs: dict[str, tuple[ToolOutput, bool]] = {}
 
     async def run_one(call: ToolCall, args: dict[str, Any], blocked: str | None) -> None:
-        output, is_error = await _execute(host, call, args, blocked)
+        output, is_error = await _execute(tools, emit, call, args, blocked)
         payload = {
             "toolName": call.name,
             "toolCallId": call.id,
@@ -60,7 +66,7 @@ async def run_tool_calls(host: LoopHost, calls: list[ToolCall]) -> list[ToolResu
             "details": output.details,
             "isError": is_error,
         }
-        for patch in await host.hooks.emit("tool_result", payload):
+        for patch in await tools.hook("tool_result", payload):
             if isinstance(patch, dict):
                 output = ToolOutput(
                     content=patch.get("content", output.content),
@@ -69,7 +75,7 @@ async def run_tool_calls(host: LoopHost, calls: list[ToolCall]) -> list[ToolResu
                 )
                 is_error = bool(patch.get("isError", is_error))
         outputs[call.id] = (output, is_error)
-        host.emit(
+        emit(
             ToolExecutionEnd(
                 tool_call_id=call.id,
                 tool_name=call.name,
@@ -82,14 +88,14 @@ async def run_tool_calls(host: LoopHost, calls: list[ToolCall]) -> list[ToolResu
     tasks = [asyncio.ensure_future(run_one(c, a, b)) for c, a, b in prepared]
     try:
         await asyncio.gather(*tasks)
-    except asyncio.CancelledError:
+    except asyncio.CancelledError as exc:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         for call, _args, _blocked in prepared:
             if call.id not in outputs:
                 outputs[call.id] = (_error_output("Operation aborted"), True)
-                host.emit(
+                emit(
                     ToolExecutionEnd(
                         tool_call_id=call.id,
                         tool_name=call.name,
@@ -97,8 +103,7 @@ async def run_tool_calls(host: LoopHost, calls: list[ToolCall]) -> list[ToolResu
                         is_error=True,
                     )
                 )
-        host.pending_tool_results = _to_messages(calls, outputs)
-        raise
+        raise ToolCallsCancelled(_to_messages(calls, outputs)) from exc
     return _to_messages(calls, outputs)
 
 
@@ -119,15 +124,15 @@ def _to_messages(calls: list[ToolCall], outputs: dict[str, tuple[ToolOutput, boo
 
 
 async def _execute(
-    host: LoopHost, call: ToolCall, args: dict[str, Any], blocked: str | None
+    tools: ToolAccess, emit: Callable[[Event], None], call: ToolCall, args: dict[str, Any], blocked: str | None
 ) -> tuple[ToolOutput, bool]:
     if blocked:
         return _error_output(blocked), True
-    tool = host.find_tool(call.name)
+    tool = tools.find(call.name)
     if tool is None:
         return _error_output(f"Tool {call.name} not found"), True
     # A tool that may change files waits for the prompt's checkpoint (checkpoints/manager.py).
-    await host.before_tool(tool)
+    await tools.before_tool(tool)
     last_update = 0.0
 
     def on_update(partial: ToolOutput) -> None:
@@ -136,13 +141,13 @@ async def _execute(
         if now - last_update < UPDATE_INTERVAL_S:
             return
         last_update = now
-        host.emit(
+        emit(
             ToolExecutionUpdate(
                 tool_call_id=call.id, tool_name=call.name, args=call.arguments, partial_result=partial.to_wire()
             )
         )
 
-    ctx: ToolContext = host.tool_context(on_update)
+    ctx: ToolContext = tools.context(on_update)
     try:
         return await tool.execute(call.id, args, ctx), False
     except ToolError as exc:

@@ -72,7 +72,16 @@ if TYPE_CHECKING:
         SkippedFile,
     )
     from atomic.core.contract.logins import SubscriptionLogin, subscription_logins
-    from atomic.core.contract.records import (
+    from atomic.core.contract.sessions import (
+        find_session_file,
+        has_usable_model,
+        list_session_summaries,
+        session_folder,
+    )
+    from atomic.core.mcp.acp_servers import parse_acp_servers
+    from atomic.core.oauth.base import LoginCancelled, LoginError, LoginPrompts
+    from atomic.core.project_offer import ProjectOffer
+    from atomic.core.records import (
         AuthStatus,
         CommandInfo,
         CompactionOutcome,
@@ -93,15 +102,6 @@ if TYPE_CHECKING:
         TokenTotals,
         TreeNode,
     )
-    from atomic.core.contract.sessions import (
-        find_session_file,
-        has_usable_model,
-        list_session_summaries,
-        session_folder,
-    )
-    from atomic.core.mcp.acp_servers import parse_acp_servers
-    from atomic.core.oauth.base import LoginCancelled, LoginError, LoginPrompts
-    from atomic.core.project_offer import ProjectOffer
     from atomic.core.tools.todo import TodoItem
     from atomic.core.web_sources import WebSource, web_sources
 
@@ -111,7 +111,7 @@ _LAZY_MODULES = {
     "atomic.core.checkpoints.records": (
         "ChangedFile CheckpointDiff CheckpointError CheckpointInfo RestoreResult RewindPoint SkippedFile"
     ),
-    "atomic.core.contract.records": (
+    "atomic.core.records": (
         "AuthStatus CommandInfo CompactionOutcome ContextUsage ForkMessage ForkResult LogoutResult McpServerStatus "
         "ModelCycle ProviderAuth QueueSnapshot SessionStats SessionSummary SessionTree StoredMessage StoredTree "
         "ThinkingLevelChange TokenTotals TreeNode"
@@ -138,19 +138,19 @@ def __getattr__(name: str) -> Any:
     return value
 
 
+# The eager imports above and every lazy name (tests/contract/test_contract_loads_lazily.py keeps
+# this list, `_LAZY_MODULES` and the TYPE_CHECKING imports in step).
 __all__ = [
-    "HOW_TO_TRUST",
-    "PERMISSION_MODES",
     "ApprovalAnswer",
     "ApprovalRequest",
     "Approver",
     "AuthStatus",
     "BashChunk",
+    "ChangePreview",
     "ChangedFile",
     "CheckpointDiff",
     "CheckpointError",
     "CheckpointInfo",
-    "ChangePreview",
     "CommandInfo",
     "CompactionFailed",
     "CompactionOutcome",
@@ -163,6 +163,7 @@ __all__ = [
     "FileChange",
     "ForkMessage",
     "ForkResult",
+    "HOW_TO_TRUST",
     "ListedRule",
     "LoginCancelled",
     "LoginError",
@@ -170,9 +171,9 @@ __all__ = [
     "LogoutResult",
     "McpServerStatus",
     "Model",
-    "TerminalRun",
     "ModelCycle",
     "ModelFallback",
+    "PERMISSION_MODES",
     "PermissionMode",
     "ProjectOffer",
     "ProjectTrust",
@@ -182,14 +183,13 @@ __all__ = [
     "RestoreResult",
     "RewindPoint",
     "RuleList",
-    "SessionOptions",
     "SandboxStatus",
+    "SessionOptions",
     "SessionRecovery",
     "SessionState",
     "SessionStats",
     "SessionSummary",
     "SessionTree",
-    "SubscriptionLogin",
     "Settings",
     "SkippedFile",
     "SkippedResources",
@@ -197,6 +197,8 @@ __all__ = [
     "StoredMessage",
     "StoredTree",
     "StreamingBehavior",
+    "SubscriptionLogin",
+    "TerminalRun",
     "ThinkingLevelChange",
     "TodoItem",
     "TokenTotals",
@@ -213,10 +215,10 @@ __all__ = [
     "list_session_summaries",
     "needs_approval",
     "open_engine",
-    "web_sources",
-    "preview_change",
     "parse_acp_servers",
+    "preview_change",
     "session_folder",
     "subscription_logins",
     "trust_change_message",
+    "web_sources",
 ]

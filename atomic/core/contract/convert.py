@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from atomic.core.contract.records import (
+from atomic.core.records import (
     AuthStatus,
     CommandInfo,
     ContextUsage,

@@ -38,7 +38,9 @@ from atomic.core.trust import ProjectTrust
 
 if TYPE_CHECKING:
     from atomic.core.checkpoints.records import CheckpointDiff, CheckpointInfo, RestoreResult, RewindPoint
-    from atomic.core.contract.records import (
+    from atomic.core.oauth.base import LoginPrompts
+    from atomic.core.project_offer import ProjectOffer
+    from atomic.core.records import (
         CommandInfo,
         CompactionOutcome,
         ContextUsage,
@@ -56,8 +58,6 @@ if TYPE_CHECKING:
         StoredTree,
         ThinkingLevelChange,
     )
-    from atomic.core.oauth.base import LoginPrompts
-    from atomic.core.project_offer import ProjectOffer
 
 StreamingBehavior = Literal["steer", "followUp"]
 # How a user answers the project trust question: save yes/no, yes for this run, or forget the saved answer.
@@ -209,7 +209,7 @@ class Engine:
 
     def queue(self) -> QueueSnapshot:
         """What waits now: steering and follow-up texts, in delivery order."""
-        from atomic.core.contract.records import QueueSnapshot
+        from atomic.core.records import QueueSnapshot
 
         return QueueSnapshot(tuple(self._s.steering.texts()), tuple(self._s.follow_ups.texts()))
 
@@ -219,10 +219,7 @@ class Engine:
         Returns:
             The texts removed (the TUI puts them back into the editor).
         """
-        from atomic.core.contract.records import QueueSnapshot
-
-        removed = self._s.clear_queue()
-        return QueueSnapshot(tuple(removed["steering"]), tuple(removed["followUp"]))
+        return self._s.clear_queue()
 
     @property
     def steering_mode(self) -> str:
@@ -269,7 +266,7 @@ class Engine:
     def session_stats(self) -> SessionStats:
         """Message, tool call, token and cost counts over the current branch."""
         from atomic.core.contract import convert
-        from atomic.core.contract.records import SessionStats
+        from atomic.core.records import SessionStats
 
         data = self._s.session_stats()
         file = data.get("sessionFile")
@@ -316,12 +313,6 @@ class Engine:
             return []
         return list(self._s.extensions.complete_command(name, prefix))
 
-    def loaded_extensions(self) -> list[str]:
-        """Paths of the extensions loaded in this process."""
-        if self._s.extensions is None:
-            return []
-        return [str(ext.path) for ext in self._s.extensions.extensions]
-
     # ------------------------------------------------------------------ models and thinking
 
     @property
@@ -358,14 +349,7 @@ class Engine:
         Returns:
             The new model and level; None when there is nothing else to switch to.
         """
-        from atomic.core.contract.records import ModelCycle
-
-        result = self._s.cycle_model(persist=persist, backwards=backwards)
-        if result is None:
-            return None
-        model = self._s.model
-        assert model is not None  # cycle_model just applied one
-        return ModelCycle(model=model, thinking_level=result["thinkingLevel"], is_scoped=result["isScoped"])
+        return self._s.cycle_model(persist=persist, backwards=backwards)
 
     def supported_levels(self) -> list[str]:
         """The thinking levels the current model accepts ("off" first)."""
@@ -377,17 +361,14 @@ class Engine:
         Raises:
             ValueError: `level` is not a thinking level at all.
         """
-        from atomic.core.contract.records import ThinkingLevelChange
-
-        data = self._s.set_thinking_level(level, persist=persist)
-        return ThinkingLevelChange(level=data["level"], provider=data.get("provider"), model_id=data.get("modelId"))
+        return self._s.set_thinking_level(level, persist=persist)
 
     def cycle_thinking_level(self) -> str | None:
         """Step to the model's next level. Returns the new level; None without a reasoning model."""
         return self._s.cycle_thinking_level()
 
     def warm_up_provider(self) -> None:
-        """Start loading the current model's provider SDK in a background thread."""
+        """Start loading the current model's provider modules and HTTP stack in a background thread."""
         self._s.warm_up_provider()
 
     def no_model_guide(self) -> str:
@@ -401,7 +382,7 @@ class Engine:
     def providers(self) -> list[ProviderAuth]:
         """Every provider with where its key comes from (the login screen), in catalog order."""
         from atomic.core.contract import convert
-        from atomic.core.contract.records import ProviderAuth
+        from atomic.core.records import ProviderAuth
 
         registry = self._s.registry
         return [
@@ -417,7 +398,7 @@ class Engine:
 
     def provider_auth(self, provider: str) -> ProviderAuth:
         from atomic.core.contract import convert
-        from atomic.core.contract.records import ProviderAuth
+        from atomic.core.records import ProviderAuth
 
         registry = self._s.registry
         return ProviderAuth(
@@ -445,7 +426,7 @@ class Engine:
             What still provides a key, and the models usable now.
         """
         from atomic.core.contract import convert
-        from atomic.core.contract.records import LogoutResult
+        from atomic.core.records import LogoutResult
 
         data = self._s.logout_provider(provider)
         scoped = None
@@ -478,7 +459,7 @@ class Engine:
         Raises:
             ValueError: no such entry, or it is not a user message.
         """
-        from atomic.core.contract.records import ForkResult
+        from atomic.core.records import ForkResult
 
         text, cancelled = await self._s.fork(entry_id)
         return ForkResult(text=text, cancelled=cancelled)
@@ -489,13 +470,13 @@ class Engine:
 
     def fork_messages(self) -> list[ForkMessage]:
         """The user messages of the current branch, oldest first (where a fork can start)."""
-        from atomic.core.contract.records import ForkMessage
+        from atomic.core.records import ForkMessage
 
         return [ForkMessage(entry_id=m["entryId"], text=m["text"]) for m in self._s.get_fork_messages()]
 
     def tree(self) -> SessionTree:
         """Every entry of the session file as a tree of branches."""
-        from atomic.core.contract.records import SessionTree, TreeNode
+        from atomic.core.records import SessionTree, TreeNode
 
         store = self._s.store
         kids = store.children()
@@ -521,7 +502,7 @@ class Engine:
 
     def stored_tree(self) -> StoredTree:
         """The tree as an index over the stored JSON lines (nothing parsed or encoded again)."""
-        from atomic.core.contract.records import StoredTree
+        from atomic.core.records import StoredTree
 
         store = self._s.store
         return StoredTree(
@@ -591,7 +572,7 @@ class Engine:
     async def fork_with_files(self, entry_id: str) -> tuple[ForkResult, RestoreResult]:
         """Restore the files to before the user message `entry_id`, then `fork` there; the undo
         checkpoint is recorded in the session the user ends up in."""
-        from atomic.core.contract.records import ForkResult
+        from atomic.core.records import ForkResult
 
         checkpoints = self._s.checkpoints
         restored = await checkpoints.restore(checkpoints.checkpoint_for_prompt(entry_id), record_undo=False)
@@ -660,7 +641,7 @@ class Engine:
         Raises:
             CompactionFailed: with a clear message (also reported by the compaction_end event).
         """
-        from atomic.core.contract.records import CompactionOutcome
+        from atomic.core.records import CompactionOutcome
 
         data = await self._s.compact()
         return CompactionOutcome(

@@ -9,14 +9,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from atomic.core.contract import convert
-from atomic.core.contract.records import SessionSummary
+from atomic.core.records import SessionSummary
 
 
-def session_folder(cwd: Path, override: str | None = None) -> Path:
-    """Where the sessions of `cwd` are stored (`override`: --session-dir or the sessionDir setting)."""
+def session_folder(cwd: Path, flag: str | None = None, setting: str | None = None) -> Path:
+    """Where the sessions of `cwd` are stored (`flag`: --session-dir; `setting`: sessionDir)."""
     from atomic.core.paths import default_session_dir
 
-    return default_session_dir(cwd, override)
+    return default_session_dir(cwd, flag, setting)
 
 
 def list_session_summaries(folder: Path | None) -> list[SessionSummary]:

@@ -185,7 +185,7 @@ class CompactionRunner:
             emit(CompactionEnd(reason=reason, result=None, aborted=True))
             raise
         except Exception as exc:
-            # foreign: provider SDK errors carry their text in `message`; str() of them adds the status line.
+            # foreign: exceptions from outside (cloud libraries, httpx) may carry their text in `message`; str() of them adds the status line.
             message = getattr(exc, "message", None) or str(exc)
             prefix = _FAILURE_PREFIX.get(reason, "Context overflow recovery failed")
             emit(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from atomic.core.engine.model_selection import SCRIPTED_PROVIDER, scripted_model
@@ -27,8 +26,7 @@ class StartupError(Exception):
 def _session_dir(options: SessionOptions, settings: SettingsManager, cwd: Path) -> Path | None:
     if options.no_session:
         return None
-    override = options.session_dir or os.environ.get("ATOMIC_CODING_AGENT_SESSION_DIR") or settings.settings.session_dir
-    return default_session_dir(cwd, override)
+    return default_session_dir(cwd, options.session_dir, settings.settings.session_dir)
 
 
 def _open_store(options: SessionOptions, session_dir: Path | None, cwd: Path) -> tuple[SessionStore, bool]:

@@ -22,12 +22,13 @@ if TYPE_CHECKING:
     from atomic.core.auth import AuthStorage
     from atomic.core.models.registry import ModelRegistry
     from atomic.core.providers.scripted import ScriptedProvider
+    from atomic.core.records import ModelCycle, ThinkingLevelChange
 
 SCRIPTED_PROVIDER = "scripted"
 # Settings key holding per-model thinking levels: {"provider/model-id": "high"}.
 MODEL_LEVELS_KEY = "modelThinkingLevels"
 
-# The TypeScript Atomic's wording, followed by what exactly is wrong.
+# The fixed first part lets clients match the message; what exactly is wrong follows it.
 SAVED_DEFAULT_BLOCKED = "Configured default model is unavailable or unsupported"
 
 ScopedModels = list[tuple[Model, str | None]]
@@ -184,13 +185,6 @@ class ModelSelection:
         self.model_block = (reason, message)
         return message
 
-    def model_block_state(self) -> dict[str, str]:
-        """The get_state fields of a blocked saved default (none when nothing is blocked)."""
-        if self.model_block is None:
-            return {}
-        reason, message = self.model_block
-        return {"modelFallbackMessage": message, "modelFallbackReason": reason}
-
     def ensure_can_prompt(self) -> None:
         """Raise PromptRejected when no usable model is selected."""
         if self.model_block is not None:
@@ -306,7 +300,9 @@ class ModelSelection:
             }
         )
 
-    def cycle_model(self, persist: bool = False, backwards: bool = False) -> dict[str, Any] | None:
+    def cycle_model(self, persist: bool = False, backwards: bool = False) -> ModelCycle | None:
+        from atomic.core.records import ModelCycle
+
         scoped = [(m, lvl) for m, lvl in self.scoped if self.has_auth(m)]
         candidates = scoped or [(m, None) for m in self.available_models()]
         if len(candidates) < 2:
@@ -323,7 +319,7 @@ class ModelSelection:
             self.set_thinking_level(level)
         if persist:
             self._persist_model()
-        return {"model": model.to_wire(), "thinkingLevel": self.thinking_level, "isScoped": bool(scoped)}
+        return ModelCycle(model=model, thinking_level=self.thinking_level, is_scoped=bool(scoped))
 
     def saved_level_for(self, model: Model) -> str | None:
         levels = self._settings.raw().get(MODEL_LEVELS_KEY)
@@ -331,9 +327,10 @@ class ModelSelection:
             return str(levels[model.key])
         return None
 
-    def set_thinking_level(self, level: str, persist: bool = False) -> dict[str, Any]:
+    def set_thinking_level(self, level: str, persist: bool = False) -> ThinkingLevelChange:
         from atomic.core.models.thinking import clamp_level
         from atomic.core.providers.base import THINKING_LEVELS
+        from atomic.core.records import ThinkingLevelChange
 
         if level not in THINKING_LEVELS:
             raise ValueError(f"Invalid thinking level: {level}. Use one of: {', '.join(THINKING_LEVELS)}")
@@ -352,11 +349,10 @@ class ModelSelection:
                 levels[self.model.key] = effective
                 changes[MODEL_LEVELS_KEY] = levels
             self._settings.update(changes)
-        data: dict[str, Any] = {"level": effective}
-        if self.model is not None:
-            data["provider"] = self.model.provider
-            data["modelId"] = self.model.id
-        return data
+        model = self.model
+        return ThinkingLevelChange(
+            level=effective, provider=model.provider if model else None, model_id=model.id if model else None
+        )
 
     def cycle_thinking_level(self) -> str | None:
         from atomic.core.models.thinking import next_level

@@ -21,11 +21,11 @@ from atomic.core.engine.errors import PromptRejected
 from atomic.core.engine.model_selection import ModelSelection
 from atomic.core.engine.owned_messages import OwnedMessages
 from atomic.core.engine.plan_review import PlanReview
+from atomic.core.engine.run_config import run_config
 from atomic.core.engine.session_files import SessionFiles
 from atomic.core.engine.todos import TodoTracker
 from atomic.core.events import (
     AgentSettled,
-    CompactionReason,
     Event,
     ExtensionError,
     PermissionModeChanged,
@@ -61,6 +61,7 @@ if TYPE_CHECKING:
     from atomic.core.mcp.manager import McpManager
     from atomic.core.models.registry import ModelRegistry
     from atomic.core.project_offer import ProjectOffer
+    from atomic.core.records import ModelCycle, QueueSnapshot, ThinkingLevelChange
     from atomic.core.resources.context_files import ContextFile
     from atomic.core.resources.input_expansion import ResourceCatalog
     from atomic.core.subagents.runner import SubagentRunner
@@ -120,7 +121,6 @@ class AgentSession:
         self.todos = TodoTracker(self.emit)
         # Runs the `task` tool's children (installed by the factory when the tool is on).
         self.subagents: SubagentRunner | None = None
-        self.pending_tool_results: list[ToolResultMessage] | None = None
         # Direct bash results and extension messages that finish later, stored in their own session.
         self.owned_messages = OwnedMessages(
             active_store=lambda: self.store, is_streaming=lambda: self.is_streaming, record=self.record_message
@@ -325,13 +325,13 @@ class AgentSession:
     def set_model(self, provider: str, model_id: str, persist: bool = False) -> Model:
         return self.models.set_model(provider, model_id, persist)
 
-    def cycle_model(self, persist: bool = False, backwards: bool = False) -> dict[str, Any] | None:
+    def cycle_model(self, persist: bool = False, backwards: bool = False) -> ModelCycle | None:
         return self.models.cycle_model(persist, backwards)
 
     def saved_level_for(self, model: Model) -> str | None:
         return self.models.saved_level_for(model)
 
-    def set_thinking_level(self, level: str, persist: bool = False) -> dict[str, Any]:
+    def set_thinking_level(self, level: str, persist: bool = False) -> ThinkingLevelChange:
         return self.models.set_thinking_level(level, persist)
 
     def cycle_thinking_level(self) -> str | None:
@@ -381,12 +381,6 @@ class AgentSession:
 
     def get_fork_messages(self) -> list[dict[str, str]]:
         return self.files.get_fork_messages()
-
-    def get_entries(self, since: str | None = None) -> dict[str, Any]:
-        return self.files.get_entries(since)
-
-    def get_tree(self) -> dict[str, Any]:
-        return self.files.get_tree()
 
     async def navigate_to(self, entry_id: str | None) -> str | None:
         """Move the leaf (the /tree command); returns a user message's text for the editor."""
@@ -451,13 +445,13 @@ class AgentSession:
             return self.models.scripted_provider_for(model)
         from atomic.core.providers.registry import ensure_provider_ready, get_provider
 
-        # The SDK import takes seconds: it happens in a warm-up thread, and only this run waits for it.
+        # Importing the provider and its HTTP stack is slow: a warm-up thread does it, only this run waits.
         await ensure_provider_ready(model.api)
         return get_provider(model.api)
 
     def warm_up_provider(self) -> None:
-        """Start loading the current model's provider SDK in the background (frontends call this once
-        their first answer is out, so start-up itself stays as light as before)."""
+        """Start loading the current model's provider modules and HTTP stack in the background
+        (frontends call this once their first answer is out, so start-up itself stays light)."""
         model = self.model
         if model is not None:
             from atomic.core.providers.registry import start_provider_warmup
@@ -667,7 +661,7 @@ class AgentSession:
             self.record_message(message)
         # The prompt the run's checkpoint belongs to: the latest user message stored for it.
         prompt_entry = self.store.leaf_id if pending else None
-        run = AgentRun(self, recorded=pending)
+        run = AgentRun(run_config(self), recorded=pending)
         self._current_run = run
 
         base_prompt = self.system_prompt
@@ -703,8 +697,8 @@ class AgentSession:
 
     async def after_run(self, run: AgentRun) -> None:
         """After a run: threshold compaction, then nothing else (queued messages wait for the next run)."""
-        if not run.aborted and self.needs_threshold_compaction():
-            await self.compact_for("threshold", False)
+        if not run.aborted and self.compaction.needs_threshold_compaction():
+            await self.compaction.compact_for("threshold", False)
 
     def _flush_deferred(self) -> None:
         # Direct bash results that finished while the agent streamed are stored once it is idle,
@@ -751,16 +745,6 @@ class AgentSession:
 
     def set_auto_retry(self, enabled: bool) -> None:
         self.auto_retry_enabled = enabled
-
-    def needs_threshold_compaction(self) -> bool:
-        return self.compaction.needs_threshold_compaction()
-
-    async def compact_for(self, reason: CompactionReason, will_retry: bool) -> bool:
-        """Automatic compaction from inside a run; True when it succeeded."""
-        return await self.compaction.compact_for(reason, will_retry)
-
-    def report_unresolved_overflow(self) -> None:
-        self.compaction.report_unresolved_overflow()
 
     async def compact(self) -> dict[str, Any]:
         """Manual compaction (RPC `compact`, TUI `/compact`). Raises CompactionFailed with a clear message."""
@@ -824,13 +808,16 @@ class AgentSession:
         if self._current_run is not None:
             self._current_run.cancel_retry()
 
-    def clear_queue(self) -> dict[str, list[str]]:
-        steering = [i.text for i in self.steering.clear()]
-        follow = [i.text for i in self.follow_ups.clear()]
+    def clear_queue(self) -> QueueSnapshot:
+        """Remove every queued message; the snapshot holds the texts removed."""
+        from atomic.core.records import QueueSnapshot
+
+        steering = tuple(i.text for i in self.steering.clear())
+        follow = tuple(i.text for i in self.follow_ups.clear())
         if steering or follow:
             self.queue_journal.save()
             self.queue_changed()
-        return {"steering": steering, "followUp": follow}
+        return QueueSnapshot(steering, follow)
 
     async def _approve_through_ui(self, request: ApprovalRequest) -> Decision | None:
         if not self.extension_ui.has_frontend:
@@ -866,9 +853,6 @@ class AgentSession:
 
     # ------------------------------------------------------------------ state
 
-    def messages(self) -> list[Any]:
-        return self.context_messages()
-
     def last_assistant_text(self) -> str | None:
         for message in reversed(self.context_messages()):
             if isinstance(message, AssistantMessage) and message.stop_reason != "error":
@@ -876,28 +860,6 @@ class AgentSession:
                 if text or message.content:
                     return text
         return None
-
-    def get_state(self) -> dict[str, Any]:
-        state: dict[str, Any] = {
-            "model": self.model.to_wire() if self.model else None,
-            "thinkingLevel": self.thinking_level,
-            "isStreaming": self.is_streaming,
-            "isCompacting": self.is_compacting,
-            "steeringMode": self.steering.mode,
-            "followUpMode": self.follow_ups.mode,
-            "sessionId": self.store.session_id,
-            "autoCompactionEnabled": self.auto_compaction_enabled,
-            "messageCount": len(self.context_items),
-            "pendingMessageCount": len(self.steering) + len(self.follow_ups),
-            "permissionMode": self.permissions.mode,
-        }
-        if self.store.path is not None:
-            state["sessionFile"] = str(self.store.path)
-        name = self.store.name()
-        if name:
-            state["sessionName"] = name
-        state.update(self.models.model_block_state())
-        return state
 
     async def shutdown(self) -> None:
         await self.abort(continue_queue=False)

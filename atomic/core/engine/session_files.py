@@ -8,7 +8,7 @@ it lets its host rebuild what depends on it (the live context, the model recorde
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from atomic.core.events import Event, SessionChanged, SessionInfoChanged
 from atomic.core.extensions.hooks import HookBus
@@ -144,12 +144,6 @@ class SessionFiles:
         return out
 
     # -------------------------------------------------------------- tree navigation
-
-    def get_entries(self, since: str | None = None) -> dict[str, Any]:
-        return {"entries": self.store.entries_since(since), "leafId": self.store.leaf_id}
-
-    def get_tree(self) -> dict[str, Any]:
-        return {"tree": self.store.tree(), "leafId": self.store.leaf_id}
 
     async def navigate_to(self, entry_id: str | None) -> str | None:
         """Move the leaf (the /tree command). On a user message the leaf goes to its parent and the text

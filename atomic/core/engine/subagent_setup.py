@@ -1,7 +1,7 @@
 """Building the session's SubagentRunner: which agents exist and what each child gets from the parent.
 
 Part of the composition root (like factory.py): it reads the session to hand each child plain values
-and callables, so the child host and the runner never see the session itself.
+and callables, so the child run and the runner never see the session itself.
 """
 
 from __future__ import annotations

@@ -99,10 +99,6 @@ class ExtensionRuntime:
             items.append(item)
         return items
 
-    def commands(self) -> list[dict[str, Any]]:
-        """Alias of `command_items` (the TUI's name for it)."""
-        return self.command_items()
-
     def complete_command(self, name: str, prefix: str) -> list[str]:
         """Argument completions of `/name` for `prefix` (empty when the command has no completer)."""
         command = self.registered_commands.get(name.lstrip("/"))

@@ -1,8 +1,8 @@
-"""Turn SDK exceptions and HTTP failures into `ProviderError`s with a retry-relevant kind.
+"""Turn HTTP failures and transport exceptions into `ProviderError`s with a retry-relevant kind.
 
 Classification is duck-typed (status_code / response / body attributes and exception class
-names) so this module never imports a provider SDK: it works the same for `anthropic` and
-`openai`, and for the `httpx`/`httpx2` transport errors they let through while streaming.
+names), so it works the same for our own HTTP errors, the `httpx`/`httpx2` transport errors that
+surface while streaming, and the exceptions of the optional cloud libraries (botocore, google-auth).
 """
 
 from __future__ import annotations

@@ -2,9 +2,8 @@
 warm-up that loads the HTTP stack off the loop, timeouts, URL joining and the error for a non-200
 answer.
 
-No provider SDK is on the request path (docs/performance.md says why): each provider builds its
-JSON body and headers, posts them here and reads the SSE body with `providers/sse.py`. `httpx2` is
-the HTTP client the SDKs themselves use. A pool's connections belong to the loop that opened them,
+Each provider builds its JSON body and headers, posts them here and reads the SSE body with
+`providers/sse.py` (docs/performance.md says why no vendor library sits on this path). A pool's connections belong to the loop that opened them,
 so there is one pool per loop; every turn on that loop reuses its open connections.
 """
 

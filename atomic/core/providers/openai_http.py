@@ -1,11 +1,11 @@
 """What both OpenAI APIs send besides their body: the URL, the headers and the error for a non-200
-answer, as the official `openai` SDK built them (it is no longer on the request path: its import
-cost 0.2-0.4 s of CPU idle and over a second under load, see docs/performance.md).
+answer, the same as OpenAI's own client library sends (docs/performance.md says why that library
+is not used).
 
 - Base URL: the model's, else `OPENAI_BASE_URL`, else `https://api.openai.com/v1`; the API path is
   appended to it (`…/v1` + `/chat/completions`), a query string of the base stays at the end.
-- Headers: `Authorization: Bearer <key>` (a placeholder key for local servers that need none, as the
-  SDK insisted on one), JSON content type, `OpenAI-Organization` / `OpenAI-Project` from
+- Headers: `Authorization: Bearer <key>` (a placeholder key for local servers that need none, as
+  OpenAI's client sends one), JSON content type, `OpenAI-Organization` / `OpenAI-Project` from
   `OPENAI_ORG_ID` / `OPENAI_PROJECT_ID`, the `OPENAI_CUSTOM_HEADERS` lines ("Name: value"), then the
   model's own headers, which win (a models.json `Authorization` replaces the bearer key).
 - Errors: `<status> <code>: <message>` from the body's `error` object (OpenRouter adds the upstream

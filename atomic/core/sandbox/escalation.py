@@ -58,3 +58,19 @@ async def review_escalation(
     if decision in ("allow_once", "allow_always"):
         return None
     return f"The user refused to run `{command}` outside the sandbox. Nothing was run."
+
+
+async def approve_tool_call(
+    permissions: PermissionPolicy,
+    sandbox_active: bool,
+    escalation: Escalation,
+    tool_call_id: str,
+    tool_name: str,
+    args: dict[str, Any],
+    read_only: bool,
+) -> str | None:
+    """The approval of one tool call: an escalation out of an active sandbox is reviewed here, every
+    other call by the permission policy (None: it may run; otherwise why not)."""
+    if sandbox_active and wants_escalation(tool_name, args):
+        return await review_escalation(permissions, escalation, tool_call_id, args)
+    return await permissions.check(tool_call_id, tool_name, args, read_only)

@@ -176,10 +176,6 @@ class SessionStore:
     def cwd(self) -> str:
         return str(self.header.get("cwd", ""))
 
-    @property
-    def in_memory(self) -> bool:
-        return self.path is None
-
     def get(self, entry_id: str) -> dict[str, Any] | None:
         record = self.by_id.get(entry_id)
         return record.data if record else None

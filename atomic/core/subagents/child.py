@@ -1,4 +1,4 @@
-"""ChildHost: what the agent loop sees while it runs a subagent.
+"""ChildRun: the agent loop's config while it runs a subagent.
 
 The child has its own context (its system prompt and the task's prompt), its own tools and no
 queues; it shares the parent's provider, keys, settings and permission policy, so its approvals go
@@ -12,14 +12,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from atomic.core.agent.queues import MessageQueue
-from atomic.core.events import CompactionReason, Event
-from atomic.core.extensions.hooks import HookBus
-from atomic.core.messages import ToolResultMessage
+from atomic.core.agent.config import AgentConfig, RetryPolicy, ToolAccess
+from atomic.core.events import Event
 from atomic.core.model_types import Model
 from atomic.core.permissions import PermissionPolicy
 from atomic.core.providers.base import Provider, StreamRequest, ToolSpec
 from atomic.core.sandbox.control import SandboxControl
+from atomic.core.sandbox.escalation import approve_tool_call
 from atomic.core.session.store import SessionStore
 from atomic.core.settings import Settings
 from atomic.core.tools.base import Tool, ToolContext, ToolOutput
@@ -45,57 +44,57 @@ class ChildSetup:
     notify_once: Callable[[str, str], None]
 
 
-class ChildHost:
-    """A LoopHost for one subagent run."""
+class ChildRun:
+    """One subagent run's messages and the `AgentConfig` its loop runs on."""
 
     def __init__(self, setup: ChildSetup, store: SessionStore, emit: Callable[[Event], None]) -> None:
         self.setup = setup
         self.store = store
-        self._emit = emit
         self.messages: list[Any] = []
-        self.hooks = HookBus()
-        self.steering = MessageQueue("all")
-        self.follow_ups = MessageQueue("all")
-        self.pending_tool_results: list[ToolResultMessage] | None = None
+        self.config = AgentConfig(
+            model=lambda: setup.model,
+            context=lambda: list(self.messages),
+            build_request=self.build_request,
+            provider=setup.provider_for,
+            tools=ToolAccess(
+                find=setup.tools.get,
+                context=setup.tool_context,
+                approve=self.approve,
+                # No waiting before a tool: the parent's `task` call (a tool that may write) waited for
+                # the parent prompt's checkpoint before this child started, which covers the child's changes.
+            ),
+            record=self.record,
+            emit=emit,
+            retry=self.retry_policy,
+            # A child's context is short-lived: no queues, and an overflow ends it with an error the
+            # parent reads (no compaction).
+            fill_cost=setup.fill_cost,
+            notify_once=setup.notify_once,
+        )
 
-    @property
-    def model(self) -> Model | None:
-        return self.setup.model
+    async def approve(self, call_id: str, name: str, args: dict[str, Any], read_only: bool) -> str | None:
+        policy = self.setup.sandbox.policy()
+        return await approve_tool_call(
+            self.setup.permissions, policy.active, policy.escalation, call_id, name, args, read_only
+        )
 
-    @property
-    def settings(self) -> Settings:
-        return self.setup.settings()
+    def retry_policy(self) -> RetryPolicy:
+        retry = self.setup.settings().retry
+        return RetryPolicy(
+            enabled=retry.enabled,
+            max_retries=retry.max_retries,
+            base_delay_ms=retry.base_delay_ms,
+            max_delay_ms=retry.provider.max_retry_delay_ms or 0,
+        )
 
-    @property
-    def auto_retry_enabled(self) -> bool:
-        return True
-
-    @property
-    def auto_compaction_enabled(self) -> bool:
-        # A child's context is short-lived; an overflow ends it with an error the parent reads.
-        return False
-
-    @property
-    def permissions(self) -> PermissionPolicy:
-        return self.setup.permissions
-
-    @property
-    def sandbox(self) -> SandboxControl:
-        return self.setup.sandbox
-
-    def emit(self, event: Event) -> None:
-        self._emit(event)
-
-    def context_messages(self) -> list[Any]:
-        return list(self.messages)
-
-    def record_message(self, message: Any) -> None:
+    def record(self, message: Any) -> None:
         self.store.append("message", message=message.to_wire())
         self.messages.append(message)
 
     async def build_request(self, messages: list[Any]) -> StreamRequest:
         setup = self.setup
-        timeout_ms = self.settings.retry.provider.timeout_ms
+        settings = setup.settings()
+        timeout_ms = settings.retry.provider.timeout_ms
         return StreamRequest(
             model=setup.model,
             system_prompt=setup.system_prompt,
@@ -106,37 +105,5 @@ class ChildHost:
             headers=setup.headers,
             timeout_s=timeout_ms / 1000 if timeout_ms else None,
             session_id=self.store.session_id,
-            thinking_budgets=self.settings.thinking_budgets,
+            thinking_budgets=settings.thinking_budgets,
         )
-
-    async def provider_for(self, model: Model) -> Provider:
-        return await self.setup.provider_for(model)
-
-    def find_tool(self, name: str) -> Tool | None:
-        return self.setup.tools.get(name)
-
-    def tool_context(self, on_update: Callable[[ToolOutput], None]) -> ToolContext:
-        return self.setup.tool_context(on_update)
-
-    async def before_tool(self, tool: Tool) -> None:
-        # Nothing to wait for: the parent's `task` call (a tool that may write) waited for the
-        # parent prompt's checkpoint before this child started, so that covers the child's changes.
-        return None
-
-    def queue_changed(self) -> None:
-        pass
-
-    def notify_once(self, key: str, message: str) -> None:
-        self.setup.notify_once(key, message)
-
-    def fill_cost(self, usage: Any) -> None:
-        self.setup.fill_cost(usage)
-
-    async def compact_for(self, reason: CompactionReason, will_retry: bool) -> bool:
-        return False
-
-    def needs_threshold_compaction(self) -> bool:
-        return False
-
-    def report_unresolved_overflow(self) -> None:
-        pass

@@ -27,7 +27,7 @@ from atomic.core.events import (
 )
 from atomic.core.messages import AssistantMessage, UserMessage
 from atomic.core.session.store import SessionStore
-from atomic.core.subagents.child import ChildHost, ChildSetup
+from atomic.core.subagents.child import ChildRun, ChildSetup
 from atomic.core.subagents.definitions import AgentDefinition
 from atomic.core.tools.base import ToolError, ToolOutput
 
@@ -116,8 +116,8 @@ class SubagentRunner:
         async with self._semaphore():
             setup = self._setup_for(agent)
             store = self._store()
-            host = ChildHost(setup, store, lambda event: self._child_event(call_id, event, progress, on_update))
-            run = AgentRun(host)
+            child = ChildRun(setup, store, lambda event: self._child_event(call_id, event, progress, on_update))
+            run = AgentRun(child.config)
             progress.show("starting", on_update)
             try:
                 await run.run([UserMessage(content=prompt)])
@@ -125,7 +125,7 @@ class SubagentRunner:
                 progress.stop()
         if run.aborted:
             raise asyncio.CancelledError
-        return self._result(agent, description, host, store)
+        return self._result(agent, description, child, store)
 
     def _child_event(
         self, call_id: str, event: Event, progress: _Progress, on_update: Callable[[ToolOutput], None]
@@ -147,8 +147,8 @@ class SubagentRunner:
             self._emit(event.model_copy(update={"parent_tool_call_id": call_id}))
             progress.show("working", on_update)
 
-    def _result(self, agent: AgentDefinition, description: str, host: ChildHost, store: SessionStore) -> ToolOutput:
-        answers = [m for m in host.messages if isinstance(m, AssistantMessage)]
+    def _result(self, agent: AgentDefinition, description: str, child: ChildRun, store: SessionStore) -> ToolOutput:
+        answers = [m for m in child.messages if isinstance(m, AssistantMessage)]
         usage = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}
         cost = 0.0
         for message in answers:

@@ -1,10 +1,12 @@
 """What a frontend reads from the engine: frozen, snake_case records.
 
-The engine's own objects (the session store, the model registry, the queues, the settings manager)
-stay behind `Engine`; these records are copies taken when asked for. The RPC frontend alone turns
-them into the protocol's camelCase JSON (atomic/rpc/wire.py); the TUI and ACP read the fields.
-The records `get_state` needs are in state.py; this module is imported where its records are built,
-so that start-up does not define them.
+They sit below the engine so that the components build them where the data lives (a component
+returns its record; `Engine` hands it on) and `atomic.core.contract` re-exports them. The engine's
+own objects (the session store, the model registry, the queues, the settings manager) stay behind
+`Engine`; these records are copies taken when asked for. The RPC frontend alone turns them into
+the protocol's camelCase JSON (atomic/rpc/wire.py); the TUI and ACP read the fields. The records
+`get_state` needs are in contract/state.py; this module is imported inside the functions that
+build its records, so that start-up does not define them.
 """
 
 from __future__ import annotations
