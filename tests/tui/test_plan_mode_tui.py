@@ -1,5 +1,5 @@
-"""Plan mode in the TUI: F2 reaches it, the footer names it, and exit_plan's card shows the plan and
-switches the mode back when the user says yes."""
+"""Plan mode and web_fetch in the TUI: F2 reaches plan mode, the footer names it, exit_plan's card shows
+the plan and switches the mode back on yes, and a fetch waits on the approval card with its domain rule."""
 
 from __future__ import annotations
 
@@ -34,3 +34,16 @@ async def test_the_plan_card_shows_the_plan_and_yes_leaves_plan_mode(tmp_path: P
         await pilot.press("y")
         await wait_for(lambda: card(app) is None and not app.session.is_streaming, pilot, timeout=10)
         assert app.session.permission_mode == "ask"
+
+
+async def test_a_web_fetch_waits_on_the_approval_card(tmp_path: Path) -> None:
+    script = [{"toolCalls": [{"name": "web_fetch", "id": "f1", "arguments": {"url": "http://127.0.0.1:9/x"}}]},
+              {"text": "not fetched"}]
+    app = make_app(tmp_path / "p", script, permission_mode="ask")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await submit(pilot, "fetch it")
+        shown = await wait_ready(app, pilot)
+        assert shown.border_title == "Allow web_fetch?" and shown.request.title == "Fetch http://127.0.0.1:9/x"
+        assert shown.request.always_rules == ("WebFetch(domain:127.0.0.1)",)
+        await pilot.press("n")
+        await wait_for(lambda: card(app) is None and not app.session.is_streaming, pilot, timeout=10)
