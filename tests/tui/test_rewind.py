@@ -41,10 +41,24 @@ async def pick(pilot: Any, option_id: str) -> None:
     await pilot.press("enter")
 
 
-async def test_rewind_code_only_restores_files_and_keeps_the_conversation(tmp_path: Path) -> None:
+def project_with_a(tmp_path: Path) -> Path:
+    """A project folder holding `a.txt` ("zero"), which the script's prompts change."""
     project = tmp_path / "p"
     project.mkdir()
     (project / "a.txt").write_text("zero\n")
+    return project
+
+
+async def rewind_to_newest(pilot: Any, app: Any) -> None:
+    """/rewind, Enter on the newest prompt of the branch, then wait for the four choices."""
+    picker = await open_screen(pilot, "/rewind", "RewindScreen")
+    await pilot.press("enter")
+    await closed(pilot, picker)
+    await wait_for(lambda: type(app.screen).__name__ == "RestoreChoiceScreen", pilot)
+
+
+async def test_rewind_code_only_restores_files_and_keeps_the_conversation(tmp_path: Path) -> None:
+    project = project_with_a(tmp_path)
     app = make_app(project, SCRIPT)
     async with app.run_test(size=(110, 34)) as pilot:
         await two_prompts(pilot)
@@ -73,26 +87,18 @@ async def test_rewind_code_only_restores_files_and_keeps_the_conversation(tmp_pa
 
 
 async def test_rewind_code_and_conversation_and_conversation_only(tmp_path: Path) -> None:
-    project = tmp_path / "p"
-    project.mkdir()
-    (project / "a.txt").write_text("zero\n")
+    project = project_with_a(tmp_path)
     app = make_app(project, SCRIPT)
     async with app.run_test(size=(110, 34)) as pilot:
         await two_prompts(pilot)
-        picker = await open_screen(pilot, "/rewind", "RewindScreen")
-        await pilot.press("enter")  # the second prompt
-        await closed(pilot, picker)
-        await wait_for(lambda: type(app.screen).__name__ == "RestoreChoiceScreen", pilot)
+        await rewind_to_newest(pilot, app)  # the second prompt
         await pick(pilot, "conversation")
         await wait_for(lambda: app.editor.text == "second prompt", pilot)
         assert (project / "a.txt").read_text() == "two\n"
         assert [m.role for m in app.session.messages()].count("user") == 1
 
         app.editor.clear_all()
-        picker = await open_screen(pilot, "/rewind", "RewindScreen")
-        await pilot.press("enter")  # now the first prompt is the newest on the branch
-        await closed(pilot, picker)
-        await wait_for(lambda: type(app.screen).__name__ == "RestoreChoiceScreen", pilot)
+        await rewind_to_newest(pilot, app)  # now the first prompt is the newest on the branch
         await pick(pilot, "both")
         await wait_for(lambda: app.editor.text == "first prompt", pilot)
         assert (project / "a.txt").read_text() == "zero\n"
@@ -100,9 +106,7 @@ async def test_rewind_code_and_conversation_and_conversation_only(tmp_path: Path
 
 
 async def test_undo_restores_the_last_prompts_files_and_puts_it_back_in_the_editor(tmp_path: Path) -> None:
-    project = tmp_path / "p"
-    project.mkdir()
-    (project / "a.txt").write_text("zero\n")
+    project = project_with_a(tmp_path)
     app = make_app(project, SCRIPT)
     async with app.run_test(size=(110, 34)) as pilot:
         await two_prompts(pilot)
@@ -123,9 +127,7 @@ async def test_escape_twice_on_an_empty_editor_opens_rewind(tmp_path: Path) -> N
 
 
 async def test_tree_offers_to_restore_files(tmp_path: Path) -> None:
-    project = tmp_path / "p"
-    project.mkdir()
-    (project / "a.txt").write_text("zero\n")
+    project = project_with_a(tmp_path)
     app = make_app(project, SCRIPT)
     async with app.run_test(size=(110, 34)) as pilot:
         await two_prompts(pilot)
@@ -143,9 +145,7 @@ async def test_tree_offers_to_restore_files(tmp_path: Path) -> None:
 
 
 async def test_fork_offers_to_restore_files_and_can_keep_them(tmp_path: Path) -> None:
-    project = tmp_path / "p"
-    project.mkdir()
-    (project / "a.txt").write_text("zero\n")
+    project = project_with_a(tmp_path)
     app = make_app(project, SCRIPT)
     async with app.run_test(size=(110, 34)) as pilot:
         await two_prompts(pilot)
