@@ -9,9 +9,14 @@ real wire shape of the API; `atomic --mode rpc` (a child process) streams it thr
 and the engine and writes every `message_update`. The figure is the child's CPU time (user +
 system, from /proc) between the first `text_delta` it wrote and `agent_end`, divided by N, so
 start-up is not counted. The median of --runs is printed per API and length.
+--print measures print mode instead (`-p "stream please"`, spawn -> exit): the CPU (user + system,
+wait4's rusage) of a run of N deltas minus that of a 10-delta run, divided by N - 10; nothing is
+written per delta there.
 --pi PATH runs pi's `pi` command (installed apart from the project, e.g. `npm install
 @mariozechner/pi-coding-agent@0.73.1` in a scratch folder) the same way, each pi run right after the
-Atomic run of the same API and length, and prints Atomic / pi.
+Atomic run of the same API and length, and prints Atomic / pi. Use it with --print: pi's RPC
+`message_update` carries the whole partial message, so its RPC output grows with the square of
+the reply (13.7 MB for 2,000 deltas) and a long reply cannot be measured that way.
 Targets: issue 12, <= 30 us per delta and the same at 200k deltas as at 20k; issue 29, <= pi's.
 """
 
@@ -138,17 +143,22 @@ def cpu_seconds(pid: int) -> float:
 SRC: str | None = None  # --src: another checkout, run through PYTHONPATH
 
 
-def one_run(agent: Path, api: str, pi: str | None = None) -> tuple[int, float]:
+def spawn(agent: Path, api: str, pi: str | None, mode: list[str], pipes: bool) -> subprocess.Popen[bytes]:
     # Both agents read the same models.json from the same folder (pi's format is Atomic's).
     env = dict(os.environ, ATOMIC_CODING_AGENT_DIR=str(agent), PI_CODING_AGENT_DIR=str(agent))
     if SRC and not pi:
         env["PYTHONPATH"] = SRC
     program = [pi] if pi else [sys.executable, "-m", "atomic"]
+    stream = subprocess.PIPE if pipes else subprocess.DEVNULL
     # Started in the agent folder: `-m atomic` puts the working folder first on sys.path.
-    proc = subprocess.Popen(
-        [*program, "--mode", "rpc", "--provider", f"bench-{api}", "--model", "bench-model", "--no-session"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=agent,
+    return subprocess.Popen(
+        [*program, *mode, "--provider", f"bench-{api}", "--model", "bench-model", "--no-session"],
+        stdin=stream, stdout=stream, stderr=subprocess.DEVNULL, env=env, cwd=agent,
     )
+
+
+def one_run(agent: Path, api: str, pi: str | None = None) -> tuple[int, float]:
+    proc = spawn(agent, api, pi, ["--mode", "rpc"], pipes=True)
     assert proc.stdin and proc.stdout
     proc.stdin.write(b'{"id":"p","type":"prompt","message":"stream please"}\n')
     proc.stdin.flush()
@@ -167,6 +177,25 @@ def one_run(agent: Path, api: str, pi: str | None = None) -> tuple[int, float]:
     return count, end - start
 
 
+def print_run(agent: Path, api: str, pi: str | None) -> float:
+    """CPU seconds of one `-p` run, spawn to exit."""
+    proc = spawn(agent, api, pi, ["-p", "stream please"], pipes=False)
+    _pid, _status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = 0
+    return usage.ru_utime + usage.ru_stime
+
+
+def per_delta(agent: Path, server: Server, api: str, deltas: int, pi: str | None, printing: bool) -> tuple[int, float]:
+    """(deltas seen, CPU per delta in us) of one run."""
+    if not printing:
+        count, seconds = one_run(agent, api, pi)
+        return count, seconds / max(count, 1) * 1e6
+    server.body = BODIES[api](10)
+    base = print_run(agent, api, pi)
+    server.body = BODIES[api](deltas)
+    return deltas, (print_run(agent, api, pi) - base) / (deltas - 10) * 1e6
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--api", nargs="+", default=list(BODIES), choices=list(BODIES))
@@ -174,6 +203,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--src", help="run the package from this folder instead (PYTHONPATH)")
     parser.add_argument("--pi", help="also run this `pi` command the same way, alternating with Atomic")
+    parser.add_argument("--print", action="store_true", help="print mode, spawn -> exit, instead of RPC")
     args = parser.parse_args()
     global SRC
     SRC = args.src
@@ -188,10 +218,10 @@ def main() -> None:
                 for name, program in (("atomic", None), ("pi", args.pi)):
                     if name == "pi" and not program:
                         continue
-                    count, seconds = one_run(agent, api, program)
+                    count, micros = per_delta(agent, server, api, deltas, program, args.print)
                     if count != deltas:
                         print(f"{name} {api} {deltas}: {count} deltas arrived", file=sys.stderr)
-                    figures[name].append(seconds / max(count, 1) * 1e6)
+                    figures[name].append(micros)
             for name, runs in figures.items():
                 if runs:
                     print(f"{name:<6} {api:<12} {deltas:>7} deltas: {statistics.median(runs):5.1f} us/delta "

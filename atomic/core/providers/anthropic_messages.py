@@ -1,7 +1,7 @@
 """Anthropic Messages API: `POST /v1/messages` streamed over HTTP with Atomic's own SSE reader.
 
-The official `anthropic` SDK is not on this path: importing it costs ~1.8 s of CPU (every type
-module loads), which no warm-up can hide from a prompt sent two seconds after start on a 2-core
+The official `anthropic` SDK is not on this path: importing it costs more CPU (every type
+module loads) than any warm-up can hide from a prompt sent two seconds after start on a 2-core
 machine, and its typed stream events cost more per delta than the rest of the pipeline together
 (figures in docs/performance.md). The wire is small: a JSON body, a few headers, SSE events whose
 JSON this provider maps itself (anthropic_stream.py). The transport is `httpx2`, the HTTP client the

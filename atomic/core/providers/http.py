@@ -42,7 +42,7 @@ def _new_pool() -> Any:
 def warm_up() -> None:
     """Load what the first request needs, off the event loop (call it from a thread): the HTTP
     stack's modules, including those it imports only when the first connection opens, and a
-    connection pool (its TLS context alone costs ~0.1 s). About 0.2 s of CPU in all."""
+    connection pool (its TLS context is the dearest part; docs/performance.md)."""
     import anyio._backends._asyncio  # noqa: F401
     import anyio._core._sockets  # noqa: F401
     import anyio.lowlevel  # noqa: F401
