@@ -55,9 +55,9 @@ class SettingsScreen(AtomicModal[str]):
     """
     HINT = "↑↓ move · enter/space/→ change · ← back · type to search · esc close"
 
-    def __init__(self, session: Engine, items: list[SettingItem] | None = None) -> None:
+    def __init__(self, engine: Engine, items: list[SettingItem] | None = None) -> None:
         super().__init__()
-        self.session = session
+        self.engine = engine
         self.items = {item.key: item for item in (items or SETTING_ITEMS)}
         self.filter_text = ""
         self.editing: SettingItem | None = None
@@ -88,7 +88,7 @@ class SettingsScreen(AtomicModal[str]):
     # ------------------------------------------------------------------ rendering
 
     def _row(self, item: SettingItem) -> Option:
-        value = format_value(item, item.read(self.session))
+        value = format_value(item, item.read(self.engine))
         kind_hint = {"int": " ✎", "float": " ✎", "text": " ✎"}.get(item.kind, "")
         prompt = Content.assemble(
             item.label.ljust(_LABEL_WIDTH),
@@ -216,9 +216,9 @@ class SettingsScreen(AtomicModal[str]):
         self._change(item, direction)
 
     def _change(self, item: SettingItem, direction: int) -> None:
-        current = item.read(self.session)
+        current = item.read(self.engine)
         if item.kind == "choice":
-            choices = item.choices(self.session) if item.choices else []
+            choices = item.choices(self.engine) if item.choices else []
             if not choices:
                 return
             index = choices.index(current) if current in choices else -1
@@ -233,7 +233,7 @@ class SettingsScreen(AtomicModal[str]):
     def _open_editor(self, item: SettingItem) -> None:
         self.editing = item
         edit = self.query_one("#settings-edit", Input)
-        current = item.read(self.session)
+        current = item.read(self.engine)
         edit.value = "" if current is None else str(current)
         edit.placeholder = f"{item.label} (enter save · esc cancel)"
         edit.display = True
@@ -251,7 +251,7 @@ class SettingsScreen(AtomicModal[str]):
         item = self.editing
         if item is None:
             return
-        current = item.read(self.session)
+        current = item.read(self.engine)
         try:
             if item.kind == "text":
                 # An empty text removes the key, so the engine's default applies again.
@@ -274,9 +274,9 @@ class SettingsScreen(AtomicModal[str]):
             if item.kind in ("int", "float") and value is not None:
                 value = check_range(item, value)
             if item.save:
-                self.session.save_settings({item.key: value})
+                self.engine.save_settings({item.key: value})
             if item.apply is not None:
-                item.apply(self.session, value)
+                item.apply(self.engine, value)
         except Exception as exc:  # a broken settings.json or an engine refusal is shown, not raised
             self.notify(str(exc), title="Setting not saved", severity="error")
             return False
