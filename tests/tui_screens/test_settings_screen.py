@@ -186,7 +186,7 @@ async def test_a_search_typed_faster_than_the_screen_draws_never_changes_a_setti
             app.post_message(events.Key(key, character))
         await pilot.pause()
         await wait_for(lambda: screen.filter_text == "a c", pilot)
-        assert screen.searching and app.session.auto_compaction_enabled is True
+        assert screen.searching and app.engine.auto_compaction_enabled is True
     assert "compaction" not in saved()
 
 
