@@ -120,7 +120,7 @@ def test_the_preview_starts_in_the_colour_set_before_it() -> None:
     text = "\x1b[31mred from here\n" + "\n".join(f"line {n}" for n in range(10)) + "\x1b[0m"
     tail = coloured_tail(text, 2)
     assert tail.plain == "line 8\nline 9"
-    assert [(span.start, span.end) for span in tail.spans] == [(0, 6), (7, 13)]
+    assert [(span.start, span.end) for span in tail.spans] == [(0, 13)]
     # After a reset, nothing from before it applies.
     assert coloured_tail("\x1b[31mred\x1b[0m\nplain\nplain", 2).spans == []
 
@@ -128,8 +128,10 @@ def test_the_preview_starts_in_the_colour_set_before_it() -> None:
 def test_concealed_and_blinking_text_shows_plainly() -> None:
     shown = coloured_content("\x1b[8msecret\x1b[0m \x1b[5;31mblink\x1b[0m")
     assert shown.plain == "secret blink"
-    styles = [span.style for span in shown.spans]
-    assert len(styles) == 2 and all(isinstance(style, Style) and not style.blink for style in styles)
+    # "secret" unstyled; "blink" red, not blinking.
+    assert [(span.start, span.end) for span in shown.spans] == [(7, 12)]
+    (style,) = [span.style for span in shown.spans]
+    assert isinstance(style, Style) and not style.blink and style.foreground is not None
 
 
 def test_bash_card_with_colours(snap_compare: Any) -> None:
@@ -139,3 +141,28 @@ def test_bash_card_with_colours(snap_compare: Any) -> None:
     # Sandbox off: the same screen whether or not this machine could sandbox the command.
     app = bash_app(root, "sh run_tests.sh", sandbox_mode="off")
     assert snap_compare(app, terminal_size=(90, 18), run_before=run_turn)
+
+
+def test_sgr_codes_become_the_styles_they_name() -> None:
+    def styles(text: str) -> list[tuple[str, str]]:
+        shown = coloured_content(text)
+        return [(shown.plain[span.start : span.end], str(span.style)) for span in shown.spans]
+
+    assert styles("\x1b[91mbright\x1b[0m") == [("bright", "ansi_bright_red")]
+    assert styles("\x1b[38;5;208morange\x1b[39m x \x1b[48;2;10;20;30mbg") == [
+        ("orange", "rgb(255,135,0)"), ("bg", "on rgb(10,20,30)")
+    ]
+    assert styles("\x1b[1;4mboth\x1b[22munder\x1b[24m none") == [("both", "bold underline"), ("under", "underline")]
+    assert styles("\x1b[4:3mcurly\x1b[m") == [("curly", "underline")]
+
+
+def test_malformed_or_huge_sequences_never_break_the_text() -> None:
+    import random
+
+    assert coloured_content("\x1b[38;5mx\x1b[38;2;1m y\x1b[" + "9" * 5000 + "m z").plain == "x y z"
+    rng = random.Random(7)
+    alphabet = ["\x1b", "[", "]", ";", ":", "m", "0", "1", "3", "8", "5", "2", "\x07", "\\", "\x9b", "a", "\n", "P"]
+    for _ in range(300):
+        text = "".join(rng.choice(alphabet) for _ in range(40))
+        shown = coloured_content(text).plain
+        assert not [ch for ch in shown if ch != "\n" and (ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F)], repr(text)
