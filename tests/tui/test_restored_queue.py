@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from atomic.core.session.queue_file import journal_path
-from tests.tui.helpers import make_app, submit, wait_for
+from tests.tui.helpers import behind, make_app, submit, user_texts, wait_for
 
 
 async def test_a_continued_session_shows_its_restored_queue_at_start(tmp_path: Path) -> None:
@@ -16,8 +16,8 @@ async def test_a_continued_session_shows_its_restored_queue_at_start(tmp_path: P
     first = make_app(cwd, [{"text": "hello"}])
     async with first.run_test(size=(100, 30)) as pilot:
         await submit(pilot, "start")
-        await wait_for(lambda: len(first.session.messages()) >= 2 and not first.session.is_streaming, pilot)
-        session_file = first.session.session_file
+        await wait_for(lambda: user_texts(first) == ["start"] and not behind(first).is_streaming, pilot)
+        session_file = behind(first).store.path
     assert session_file is not None
     # As if Atomic had been killed with a steer and a follow-up acknowledged but not delivered.
     queued_at = int(time.time() * 1000)
