@@ -53,8 +53,11 @@ class ApprovalCard(Vertical):
     ApprovalCard.-ready { border: round $accent; border-title-color: $accent; }
     ApprovalCard #approval-title { height: auto; }
     ApprovalCard #approval-why { height: auto; color: $warning; }
-    ApprovalCard #approval-preview { height: auto; max-height: 24; margin-bottom: 1; }
-    ApprovalCard OptionList, ApprovalCard OptionList:focus { height: auto; border: none; padding: 0; background: transparent; }
+    ApprovalCard #approval-preview { height: auto; max-height: 24; }
+    /* A blank line between what is asked (title, reason, preview) and the choices. */
+    ApprovalCard OptionList, ApprovalCard OptionList:focus {
+        height: auto; border: none; padding: 0; margin-top: 1; background: transparent;
+    }
     ApprovalCard OptionList:disabled { opacity: 60%; }
     ApprovalCard Input { display: none; border: tall $boost; }
     ApprovalCard.-reason Input { display: block; }
