@@ -202,7 +202,7 @@ class AtomicApp(AppHost):
         self.set_activity(None)
         self.show_startup()
         # MCP notices (a server failed to start, project servers skipped) as toasts; never on stderr.
-        self.session.set_mcp_notice_sink(lambda line: self.notify(line, severity="warning", timeout=8))
+        self.session.mcp.set_notice_sink(lambda line: self.notify(line, severity="warning", timeout=8))
         self.renderer.render_history(self.session.messages())
         self.todo_panel.show(self.session.state().todos)
         self.load_prompt_history()
@@ -271,17 +271,17 @@ class AtomicApp(AppHost):
 
     def refresh_model(self) -> None:
         session = self.session
-        model = session.model
-        providers = {m.provider for m in session.available_models()}
+        model = session.models.model
+        providers = {m.provider for m in session.models.available_models()}
         self.footer.set_model(
             model.provider if model else None,
             model.id if model else None,
-            session.thinking_level,
+            session.models.thinking_level,
             bool(model and model.reasoning),
             len(providers) > 1,
-            has_key=model is None or session.has_auth(model),
+            has_key=model is None or session.models.has_auth(model),
         )
-        self.editor.set_thinking_level(session.thinking_level if model and model.reasoning else "off")
+        self.editor.set_thinking_level(session.models.thinking_level if model and model.reasoning else "off")
 
     def show_startup(self) -> None:
         session = self.session
@@ -306,8 +306,8 @@ class AtomicApp(AppHost):
         sandbox_notice = session.sandbox_notice()
         if sandbox_notice is not None:
             self.renderer.note(sandbox_notice, "warning")
-        if session.model is None:
-            guide = session.no_model_guide().replace(str(self.agent_dir), tilde(self.agent_dir))
+        if session.models.model is None:
+            guide = session.models.no_model_guide().replace(str(self.agent_dir), tilde(self.agent_dir))
             # Said from inside Atomic: "start `atomic` and type /login" would send the user in a circle.
             guide = guide.replace("Or start `atomic` and type /login", "Or type /login")
             self.renderer.note("Welcome to Atomic.\n\n" + guide, "guide")
@@ -346,7 +346,7 @@ class AtomicApp(AppHost):
                 # not at start: a run that never prompts does not pay for it, and a prompt sent before
                 # it is done waits for it off the event loop, so typing never freezes.
                 self.provider_warm_up_started = True
-                self.session.warm_up_provider()
+                self.session.models.warm_up_provider()
 
     # ------------------------------------------------------------------ input
 
@@ -466,13 +466,13 @@ class AtomicApp(AppHost):
         self.slash.open_model_picker()
 
     def action_cycle_model(self, backwards: bool = False) -> None:
-        result = self.session.cycle_model(backwards=backwards)
+        result = self.session.models.cycle_model(backwards=backwards)
         if result is None:
             self.notify("Only one model available")
             return
-        model = self.session.model
+        model = self.session.models.model
         name = (model.name or model.id) if model is not None else "no model"  # a cycle always lands on one
-        self.notify(f"Switched to {name} (thinking: {self.session.thinking_level})")
+        self.notify(f"Switched to {name} (thinking: {self.session.models.thinking_level})")
         self.after_state_change()
 
     def action_cycle_model_back(self) -> None:
@@ -482,12 +482,12 @@ class AtomicApp(AppHost):
         """F3: the next thinking level, saved like /thinking (for this model and as the default)."""
         if self.session is None:
             return
-        before = self.session.thinking_level
-        level = self.session.cycle_thinking_level()
+        before = self.session.models.thinking_level
+        level = self.session.models.cycle_thinking_level()
         if level is None:
             self.notify("Current model does not support thinking")
             return
-        self.session.set_thinking_level(level, persist=True)
+        self.session.models.set_thinking_level(level, persist=True)
         self.notify(f"Thinking level: {before} → {level}")
         self.refresh_model()
 

@@ -52,7 +52,7 @@ class CompletionFlow:
         app = self.app
         if app.session is None or not query:
             return []
-        items = [CompletionItem(mention, mention, about) for mention, about in app.session.mcp_resource_mentions()]
+        items = [CompletionItem(mention, mention, about) for mention, about in app.session.mcp.resource_mentions()]
         return rank(items, "@" + query)[:MAX_ITEMS]
 
     def popup_key(self, key: str) -> bool:

@@ -28,7 +28,7 @@ async def settle(pilot: Pilot[Any]) -> None:
 
 def write_fixed_sessions(session: Any) -> None:
     """Three hand-written session files with fixed ids, contents and modification times."""
-    folder = Path(session.session_dir)
+    folder = Path(session.sessions.session_dir)
     folder.mkdir(parents=True, exist_ok=True)
     fixtures = [
         ("aaaa1111", "Fix the flaky login test", None, 5 * 60),
@@ -91,8 +91,8 @@ async def branched_conversation(session: Any) -> None:
     for text in ("Plan the refactor", "Now write the tests"):
         await session.prompt(text)
         await session.wait_idle()
-    first_reply = session.tree().roots[0].children[0].children[0].children[0].id
-    await session.navigate_to(first_reply)
+    first_reply = session.sessions.tree().roots[0].children[0].children[0].children[0].id
+    await session.sessions.navigate_to(first_reply)
     await session.prompt("Write the docs instead")
     await session.wait_idle()
 

@@ -12,7 +12,7 @@
 
 Also part of the contract, because they already are frozen or typed value objects a frontend reads:
 `Model` (model_types), `Settings` (settings; read it, change it through `Engine.save_settings`),
-`ProjectTrust` and `ProjectOffer` (trust, project_offer), `UiAnswer` and `check_answer` (an answer
+`TrustDecision` and `ProjectOffer` (trust, project_offer), `UiAnswer` and `check_answer` (an answer
 to an extension dialog and its check), the permission vocabulary (`ApprovalRequest`, `Decision`,
 `PERMISSION_MODES`, `needs_approval`, `ApprovalAnswer`), `preview_change` (what a write or edit call
 would do, for an approval card), the editor-files vocabulary ACP implements (`EditorFiles`,
@@ -59,7 +59,7 @@ from atomic.core.sandbox.control import SandboxStatus
 from atomic.core.settings import Settings
 from atomic.core.tools.base import EditorFiles, EditorTerminal, FileChange, TerminalRun, ToolError
 from atomic.core.tools.change_preview import ChangePreview, preview_change
-from atomic.core.trust import HOW_TO_TRUST, ProjectTrust, trust_change_message
+from atomic.core.trust import HOW_TO_TRUST, TrustDecision, trust_change_message
 
 if TYPE_CHECKING:
     from atomic.core.checkpoints.records import (
@@ -176,7 +176,7 @@ __all__ = [
     "PERMISSION_MODES",
     "PermissionMode",
     "ProjectOffer",
-    "ProjectTrust",
+    "TrustDecision",
     "PromptRejected",
     "ProviderAuth",
     "QueueSnapshot",

@@ -8,11 +8,12 @@ names the members this reads (the session has them), so this module does not imp
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from atomic.core.agent.config import AgentConfig, RetryPolicy, ToolAccess
 from atomic.core.agent.queues import MessageQueue, QueuedMessage
 from atomic.core.engine.compaction_runner import CompactionRunner
+from atomic.core.engine.model_selection import ModelSelection
 from atomic.core.events import Event
 from atomic.core.extensions.hooks import HookBus
 from atomic.core.messages import Usage
@@ -24,6 +25,9 @@ from atomic.core.sandbox.escalation import approve_tool_call
 from atomic.core.settings import Settings
 from atomic.core.tools.base import Tool, ToolContext, ToolOutput
 
+if TYPE_CHECKING:
+    from atomic.core.checkpoints.manager import Checkpoints
+
 
 class RunSource(Protocol):
     steering: MessageQueue
@@ -32,6 +36,7 @@ class RunSource(Protocol):
     permissions: PermissionPolicy
     sandbox: SandboxControl
     compaction: CompactionRunner
+    models: ModelSelection
     auto_retry_enabled: bool
     auto_compaction_enabled: bool
 
@@ -39,14 +44,14 @@ class RunSource(Protocol):
     def model(self) -> Model | None: ...
     @property
     def settings(self) -> Settings: ...
+    @property
+    def checkpoints(self) -> Checkpoints: ...
 
     def emit(self, event: Event) -> None: ...
     def context_messages(self) -> list[Any]: ...
     def record_message(self, message: Any) -> None: ...
     async def build_request(self, messages: list[Any]) -> StreamRequest: ...
-    async def provider_for(self, model: Model) -> Any: ...
     def find_tool(self, name: str) -> Tool | None: ...
-    async def before_tool(self, tool: Tool) -> None: ...
     def tool_context(self, on_update: Callable[[ToolOutput], None]) -> ToolContext: ...
     def queue_changed(self) -> None: ...
     def notify_once(self, key: str, message: str) -> None: ...
@@ -92,13 +97,13 @@ def run_config(session: RunSource) -> AgentConfig:
         model=lambda: session.model,
         context=session.context_messages,
         build_request=session.build_request,
-        provider=session.provider_for,
+        provider=session.models.provider_for,
         tools=ToolAccess(
             find=session.find_tool,
             context=session.tool_context,
             approve=approve,
             hook=lambda name, payload: session.hooks.emit(name, payload),
-            before_tool=session.before_tool,
+            before_tool=lambda tool: session.checkpoints.before_tool(tool),
         ),
         record=session.record_message,
         emit=session.emit,

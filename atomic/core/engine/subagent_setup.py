@@ -30,7 +30,7 @@ def _child_setup(session: AgentSession, agent: AgentDefinition) -> ChildSetup:
     level = session.thinking_level
     if agent.model:
         try:
-            resolved = resolve_model(session.registry, agent.model)
+            resolved = resolve_model(session.models.registry, agent.model)
             model, level = resolved.model, resolved.thinking_level or level
         except ModelResolutionError:
             session.notify_once(f"subagent-model:{agent.name}",
@@ -57,9 +57,9 @@ def _child_setup(session: AgentSession, agent: AgentDefinition) -> ChildSetup:
         settings=lambda: session.settings,
         permissions=session.permissions,
         sandbox=session.sandbox,
-        api_key=session.api_key_for(model),
-        headers=session.headers_for(model),
-        provider_for=session.provider_for,
+        api_key=session.models.api_key_for(model),
+        headers=session.models.headers_for(model),
+        provider_for=session.models.provider_for,
         tool_context=tool_context,
         fill_cost=lambda usage: compute_cost(model, usage),
         notify_once=session.notify_once,

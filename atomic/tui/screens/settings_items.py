@@ -63,7 +63,7 @@ def _item(
 
 
 def _set_thinking(session: Engine, level: str) -> None:
-    session.set_thinking_level(level, persist=True)
+    session.models.set_thinking_level(level, persist=True)
 
 
 SETTING_ITEMS: list[SettingItem] = [
