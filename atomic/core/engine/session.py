@@ -9,7 +9,6 @@ event in order.
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,27 +34,24 @@ from atomic.core.events import (
     PermissionModeChanged,
     QueueUpdate,
 )
-from atomic.core.extensions.hooks import HookBus
-from atomic.core.extensions.ui import DEFAULT_DIALOG_TIMEOUT_S, ExtensionUiHost
+from atomic.core.extensions.hooks import HookBus, input_hooks
+from atomic.core.extensions.ui import ExtensionUiHost
 from atomic.core.messages import (
     AssistantMessage,
     ImageContent,
     ToolResultMessage,
-    Usage,
     UserMessage,
 )
 from atomic.core.model_types import Model
-from atomic.core.permissions import ApprovalRequest, Decision, PermissionPolicy, parse_mode
+from atomic.core.permissions import PermissionPolicy, parse_mode
 from atomic.core.permissions.rule_files import rule_saver, settings_rules
-from atomic.core.providers.base import StreamRequest, ToolSpec
 from atomic.core.sandbox.control import SandboxControl
 from atomic.core.session.context import ContextItem, SessionContext, build_context
 from atomic.core.session.queue_file import QueueJournal, now_ms, restore_queues
 from atomic.core.session.store import SessionStore
 from atomic.core.settings import Settings, SettingsManager
-from atomic.core.shell_env import model_command_env
-from atomic.core.tools.base import EditorFiles, EditorTerminal, Tool, ToolContext, ToolOutput
-from atomic.core.tools.exit_plan import EXIT_PLAN_TOOL, PLAN_MODE_PROMPT, ExitPlanTool
+from atomic.core.tools.base import EditorFiles, EditorTerminal, Tool
+from atomic.core.tools.exit_plan import ExitPlanTool
 from atomic.core.tools.todo import TODO_TOOL
 
 if TYPE_CHECKING:
@@ -139,7 +135,7 @@ class AgentSession:
         # Approvals go through the extension UI's confirm dialog (RPC clients, the TUI) unless a
         # frontend installs its own approver (ACP's session/request_permission).
         self.permissions = PermissionPolicy(
-            approver=self._approve_through_ui,
+            approver=self.extension_ui.approve,
             cwd=cwd,
             agent_dir=agent_dir,
             rule_source=lambda: settings_rules(self.settings_manager),
@@ -330,86 +326,8 @@ class AgentSession:
         ):
             self.compacted_since_usage = False
 
-    # ------------------------------------------------------------------ what the loop needs
-
-    async def build_request(self, messages: list[Any]) -> StreamRequest:
-        model = self.model
-        assert model is not None
-        if self.hooks.has("context"):
-            payload = {"messages": messages}
-            for result in await self.hooks.emit("context", payload):
-                if isinstance(result, dict) and isinstance(result.get("messages"), list):
-                    messages = result["messages"]
-        api_key, headers = await self.models.request_credentials(model, messages)
-        timeout_ms = self.settings.retry.provider.timeout_ms
-        tools = self.active_tools()
-        system_prompt = self.system_prompt
-        if self.permissions.mode == "plan":
-            tools = tools + [self.exit_plan_tool]
-            system_prompt = f"{system_prompt}\n\n{PLAN_MODE_PROMPT}"
-        if self.mcp is not None:
-            # Servers still starting get a bounded wait so their tools are offered (abort cancels it).
-            await self.mcp.wait_ready()
-            tools = tools + self.mcp.request_tools(model.context_window)
-        return StreamRequest(
-            model=model,
-            system_prompt=system_prompt,
-            messages=messages,
-            tools=[ToolSpec(name=t.name, description=t.description, parameters=t.parameters) for t in tools],
-            thinking_level=self.thinking_level,
-            api_key=api_key,
-            headers=headers,
-            timeout_s=timeout_ms / 1000 if timeout_ms else None,
-            session_id=self.store.session_id,
-            thinking_budgets=self.settings.thinking_budgets,
-            web_search=self.settings.web_search,
-        )
-
     def active_tools(self) -> list[Tool]:
         return [self.tools[name] for name in self.active_tool_names if name in self.tools]
-
-    def find_tool(self, name: str) -> Tool | None:
-        if name in self.active_tool_names:
-            return self.tools.get(name)
-        if name == EXIT_PLAN_TOOL and self.permissions.mode == "plan":
-            return self.exit_plan_tool
-        return self.mcp.find_tool(name) if self.mcp is not None else None
-
-    def tool_context(self, on_update: Callable[[ToolOutput], None]) -> ToolContext:
-        model = self.model
-        env = {
-            "ATOMIC_SESSION_ID": self.store.session_id,
-            "ATOMIC_SESSION_FILE": str(self.store.path or ""),
-            "AI_AGENT": "atomic",
-        }
-        return ToolContext(
-            cwd=self.cwd,
-            on_update=on_update,
-            session_id=self.store.session_id,
-            shell_path=self.settings.shell_path,
-            shell_command_prefix=self.settings.shell_command_prefix,
-            agent_dir=self.agent_dir,
-            supports_images=bool(model and model.supports_images()) and not self.settings.images.block_images,
-            env=env,
-            base_env=model_command_env(
-                os.environ,
-                pass_names=self.settings.shell_env.pass_names,
-                pass_secrets=self.settings.shell_env.pass_secrets,
-                secret_names=self.models.registry.key_env_names(),
-            ),
-            editor_files=self.editor_files,
-            editor_terminal=self.editor_terminal,
-            subagents=self.subagents,
-            plan_review=self.plan_review,
-            path_guard=self.permissions.read_guard(),
-            sandbox=self.sandbox.for_tools(planning=self.permissions.mode == "plan"),
-        )
-
-    def fill_cost(self, usage: Usage) -> None:
-        if self.model is not None:
-            from atomic.core.models.cost import compute_cost
-
-            compute_cost(self.model, usage)
 
     def queue_changed(self) -> None:
         self.queue_journal.changed()
@@ -451,18 +369,6 @@ class AgentSession:
         except PromptCommandError as exc:
             raise PromptRejected(str(exc)) from None
 
-    async def _input_hook(self, text: str, images: list[ImageContent], source: str) -> tuple[str, bool]:
-        """Extension `input` handlers may transform the text or handle it entirely."""
-        payload = {"text": text, "images": images, "source": source}
-        for result in await self.hooks.emit("input", payload):
-            if isinstance(result, dict):
-                action = result.get("action")
-                if action == "handled":
-                    return text, True
-                if action == "transform" and isinstance(result.get("text"), str):
-                    text = result["text"]
-        return text, False
-
     async def prompt(
         self,
         text: str,
@@ -474,7 +380,7 @@ class AgentSession:
         images = list(images or [])
         if self.extensions is not None and await self.extensions.try_run_command(text):
             return
-        text, handled = await self._input_hook(text, images, source)
+        text, handled = await input_hooks(self.hooks, text, images, source)
         if handled:
             return
         text = self._expand(text)
@@ -658,22 +564,6 @@ class AgentSession:
             self.queue_journal.save()
             self.queue_changed()
         return QueueSnapshot(steering, follow)
-
-    async def _approve_through_ui(self, request: ApprovalRequest) -> Decision | None:
-        if not self.extension_ui.has_frontend:
-            return None
-        message = request.title if request.asked_because is None else f"{request.title}\n({request.asked_because})"
-        answer = await self.extension_ui.dialog(
-            "confirm",
-            title=f"Allow {request.tool_name}?",
-            message=message,
-            timeout=DEFAULT_DIALOG_TIMEOUT_S,
-            extension_path=None,
-            always_rule=request.always_rule,
-        )
-        if answer.confirmed is not True or answer.cancelled is True:
-            return "reject_once"
-        return "allow_always" if answer.always is True and request.always_rules else "allow_once"
 
     def set_permission_mode(self, mode: str, persist: bool = False) -> None:
         """Change who approves tool calls; "always" answers given so far stay remembered."""

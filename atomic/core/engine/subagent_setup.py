@@ -10,6 +10,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from atomic.core.engine.run_config import tool_context as session_tool_context
 from atomic.core.subagents.child import ChildSetup
 from atomic.core.subagents.definitions import CHILD_TOOLS, AgentDefinition, discover_agents
 from atomic.core.subagents.runner import SubagentRunner
@@ -42,7 +43,7 @@ def _child_setup(session: AgentSession, agent: AgentDefinition) -> ChildSetup:
     tools = {tool.name: tool for tool in create_builtin_tools([n for n in agent.tools if n in CHILD_TOOLS])}
 
     def tool_context(on_update: Callable[[ToolOutput], None]) -> ToolContext:
-        return dataclasses.replace(session.tool_context(on_update), subagents=None)
+        return dataclasses.replace(session_tool_context(session, on_update), subagents=None)
 
     return ChildSetup(
         model=model,
