@@ -1,6 +1,8 @@
 """The engine contract: the only part of `atomic.core` a frontend (TUI, RPC, ACP) imports.
 
-- `Engine` (engine.py): one open session; commands as typed methods, one docstring each.
+- `Engine` (engine.py): one open session; a flat core of typed methods (one docstring each) and
+  five views over one component each (`models`, `sessions`, `trust`, `mcp`, `extension_ui`, in
+  the `*_view.py` modules).
 - `open_engine(options)`: opens one (the factory behind it stays private to the engine).
 - sessions.py: what a frontend asks before an engine is open (stored sessions, usable models).
 - records.py: frozen snake_case dataclasses for everything a frontend reads. Only atomic/rpc turns
