@@ -278,9 +278,7 @@ class SessionBridge:
         if last.stop_reason == "length":
             return "max_tokens", None
         if last.stop_reason == "error":
-            message = last.error_message or "The model request failed"
-            # The providers' refusal text (Anthropic's stop_reason "refusal"); "connection refused" is an error.
-            if "model refused" in message.lower():
+            if last.error_kind == "refusal":
                 return "refusal", None
-            return "end_turn", message
+            return "end_turn", last.error_message or "The model request failed"
         return "end_turn", None

@@ -62,8 +62,8 @@ def _item(
     )
 
 
-def _set_thinking(session: Engine, level: str) -> None:
-    session.models.set_thinking_level(level, persist=True)
+def _set_thinking(engine: Engine, level: str) -> None:
+    engine.models.set_thinking_level(level, persist=True)
 
 
 SETTING_ITEMS: list[SettingItem] = [
