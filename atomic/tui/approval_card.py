@@ -101,7 +101,7 @@ class ApprovalCard(Vertical):
         if self.request.always_rules:
             labels["allow_always"] = _always_label(self.request)
         labels["reject_once"] = "No, tell the model to do something else (n; r: with a reason)"
-        yield Static(self.request.title, id="approval-title", markup=False)
+        yield Static(self._title(), id="approval-title", markup=False)
         if self.request.asked_because:
             yield Static(f"Asked because {self.request.asked_because}", id="approval-why", markup=False)
         if self.preview.plain:
@@ -111,6 +111,14 @@ class ApprovalCard(Vertical):
         yield choices
         yield Input(placeholder="why not? (the model reads this)", id="approval-reason")
         yield Static(WAITING_HINT, id="approval-hint")
+
+    def _title(self) -> str:
+        # A command of several lines is shown whole, highlighted, in the preview: the title says how many
+        # lines there are instead of repeating them (broken across the title's backticks).
+        command = self.request.args.get("command") if self.request.kind == "execute" else None
+        if isinstance(command, str) and "\n" in command.strip() and self.preview.plain:
+            return f"Run this {len(command.strip().splitlines())}-line command:"
+        return self.request.title
 
     def on_mount(self) -> None:
         self.query_one(OptionList).highlighted = 0

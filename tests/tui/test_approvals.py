@@ -189,3 +189,18 @@ async def test_no_always_choice_when_nothing_would_be_remembered(tmp_path: Path)
         await pilot.press("n")
         await wait_for(lambda: len(results(app)) == 1, pilot, timeout=10)
     assert results(app)[0].is_error and not (cwd / ".git" / "hooks" / "pre-commit").exists()
+
+
+async def test_a_command_of_several_lines_is_shown_once_whole(tmp_path: Path) -> None:
+    """Every line of the command is on the card (a second line is where a hostile model hides), once."""
+    cwd = tmp_path / "p"
+    app = make_app(cwd, [bash("ls\nrm -rf ~/important", "c1"), {"text": "ok"}], permission_mode="ask")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await submit(pilot, "look")
+        shown = await wait_ready(app, pilot)
+        title = str(shown.query_one("#approval-title").render())
+        preview = str(shown.query_one("#approval-preview").render())
+        assert title == "Run this 2-line command:"
+        assert preview.splitlines() == ["ls", "rm -rf ~/important"]
+        await pilot.press("n")
+        await wait_for(lambda: len(results(app)) == 1, pilot, timeout=10)

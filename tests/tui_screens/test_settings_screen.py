@@ -93,7 +93,7 @@ async def test_thinking_level_and_double_escape(tmp_path: Path) -> None:
         await pilot.press("left")
         await highlight(pilot, screen, "doubleEscapeAction")
         await pilot.press("space")
-    assert app.engine.thinking_level == "low"
+    assert app.engine.models.thinking_level == "low"
     settings = read_settings()
     assert settings["defaultThinkingLevel"] == "low"
     assert settings["doubleEscapeAction"] == "tree"
