@@ -22,7 +22,6 @@ from atomic.core.contract.state import (
     TrustStatus,
 )
 from atomic.core.engine.options import SessionOptions
-from atomic.core.engine.session import AgentSession, Listener
 from atomic.core.extensions.events import ExtensionUiRequest
 from atomic.core.extensions.ui import UiAnswer
 from atomic.core.messages import BashExecutionMessage, ImageContent
@@ -36,8 +35,11 @@ from atomic.core.settings import Settings
 from atomic.core.tools.base import EditorFiles, EditorTerminal
 from atomic.core.trust import ProjectTrust
 
+# The session module is the whole engine (agent loop, tools, providers): `open_engine` loads it,
+# importing the contract does not.
 if TYPE_CHECKING:
     from atomic.core.checkpoints.records import CheckpointDiff, CheckpointInfo, RestoreResult, RewindPoint
+    from atomic.core.engine.session import AgentSession, Listener
     from atomic.core.oauth.base import LoginPrompts
     from atomic.core.project_offer import ProjectOffer
     from atomic.core.records import (
