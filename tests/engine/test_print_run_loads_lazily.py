@@ -54,28 +54,28 @@ def run_fresh(cwd: Path, agent_dir: Path, watched: list[str]) -> dict[str, objec
     return report
 
 
+def fresh_python(code: str) -> str:
+    """What `code` prints in a fresh interpreter (which must exit 0)."""
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
 def test_a_print_run_answers_without_loading_the_compaction_planner(workdir: Path, agent_dir: Path) -> None:
     report = run_fresh(workdir, agent_dir, PLANNER)
     assert report == {"code": 0, "loaded": []}
 
 
 def test_the_compaction_package_still_hands_out_every_name() -> None:
-    code = (
+    missing = fresh_python(
         "import sys, atomic.core.compaction as c\n"
         "assert 'atomic.core.compaction.compactor' not in sys.modules\n"
         "assert callable(c.plan_and_compact) and c.STRATEGY and c.PROMPT_VERSION\n"
         "assert 'atomic.core.compaction.compactor' in sys.modules\n"
         "print(sorted(set(c.__all__) - set(dir(c))))\n"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
-    missing = result.stdout.strip()
     # Names not yet asked for are not in the module's namespace; asking for each must work.
-    check = subprocess.run(
-        [sys.executable, "-c", f"import atomic.core.compaction as c\nfor n in {missing}: getattr(c, n)\n"],
-        capture_output=True, text=True,
-    )
-    assert check.returncode == 0, check.stderr
+    fresh_python(f"import atomic.core.compaction as c\nfor n in {missing}: getattr(c, n)\n")
 
 
 def test_a_yolo_print_run_never_loads_the_shell_grammar(workdir: Path, agent_dir: Path) -> None:
@@ -89,7 +89,7 @@ def test_a_print_run_loads_no_frontend_mcp_export_or_extension_module(workdir: P
 
 
 def test_importing_the_contract_leaves_the_engine_session_for_open_engine() -> None:
-    code = (
+    printed = fresh_python(
         "import sys\n"
         "import atomic.core.contract as c\n"
         "before = 'atomic.core.engine.session' in sys.modules\n"
@@ -97,6 +97,4 @@ def test_importing_the_contract_leaves_the_engine_session_for_open_engine() -> N
         "from atomic.core.engine.factory import create_session\n"
         "print(before, 'atomic.core.engine.session' in sys.modules)\n"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ["False", "True"]
+    assert printed.split() == ["False", "True"]
