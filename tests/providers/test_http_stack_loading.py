@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from atomic.core.providers import http, http_stack
+from atomic.core.providers import http, http_stack, registry, warmup
 
 FRESH_IMPORT = """
 import importlib, json, sys
@@ -134,3 +134,20 @@ def test_the_cas_loaded_are_the_ones_the_library_default_loads(monkeypatch: pyte
     expected = httpcore2.default_ssl_context()
     assert context.cert_store_stats() == expected.cert_store_stats()
     assert context.get_ca_certs(binary_form=True) == expected.get_ca_certs(binary_form=True)
+
+
+@pytest.mark.skipif(sys.platform in ("darwin", "win32"), reason="those platforms verify through the OS store")
+@pytest.mark.parametrize("https", [True, False])
+def test_a_warm_up_for_an_https_provider_reads_the_cas_in_its_thread(
+    https: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cert_file, _ = write_cert(tmp_path, "server")
+    monkeypatch.setenv("SSL_CERT_FILE", str(cert_file))
+    monkeypatch.setattr(warmup, "_warmups", {})
+    monkeypatch.setattr(registry, "_registered", {})
+    monkeypatch.setattr(http, "_prebuilt", [])
+    registry.start_provider_warmup("openai-responses", https=https)
+    warmup._warmups["openai-responses"].result(timeout=60)
+    [pool] = http._prebuilt
+    context = pool._transport._pool._ssl_context
+    assert context.cert_store_stats()["x509_ca"] == (1 if https else 0)

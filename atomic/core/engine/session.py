@@ -457,7 +457,7 @@ class AgentSession:
             from atomic.core.providers.registry import start_provider_warmup
 
             # A no-op for apis with nothing heavy to load (the scripted one).
-            start_provider_warmup(model.api)
+            start_provider_warmup(model.api, https=model.base_url.startswith("https:"))
 
     async def build_request(self, messages: list[Any]) -> StreamRequest:
         model = self.model

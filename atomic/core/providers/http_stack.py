@@ -40,6 +40,7 @@ _STACK = ("httpx2", "httpcore2")
 
 _trust_lock = threading.Lock()
 _trusted: weakref.WeakSet[ssl.SSLContext] = weakref.WeakSet()
+_made: weakref.WeakSet[ssl.SSLContext] = weakref.WeakSet()
 
 
 def dist_info_version(name: str) -> str | None:
@@ -108,7 +109,16 @@ def tls_context() -> ssl.SSLContext | bool:
     `True` elsewhere (macOS and Windows verify through the OS's store, which costs nothing up front)."""
     if platform.system() in ("Windows", "Darwin"):
         return True
-    return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    _made.add(context)
+    return context
+
+
+def preload_trust() -> None:
+    """Read the CAs of every pool built so far now (a warm-up thread of an `https` provider, so
+    that its first request does not wait for them)."""
+    for context in list(_made):
+        load_trust(context)
 
 
 def load_trust(context: ssl.SSLContext) -> None:
