@@ -95,6 +95,10 @@ class Usage(WireModel):
 
 StopReason = Literal["stop", "length", "toolUse", "error", "aborted", "pending"]
 
+# Why a provider call failed: `transient` (worth retrying), `overflow` (the context is too long), `auth`,
+# `refusal` (the model declined to answer), `fatal` (anything else).
+ErrorKind = Literal["transient", "overflow", "auth", "fatal", "refusal"]
+
 
 # --------------------------------------------------------------------------- messages
 
@@ -123,6 +127,9 @@ class AssistantMessage(WireModel):
     usage: Usage = Field(default_factory=Usage)
     stop_reason: StopReason = "pending"
     error_message: str | None = None
+    # Why the call failed (stop_reason "error"), for the frontends of this run: the wire and the session
+    # file keep only the message text, so a reloaded message has None here.
+    error_kind: ErrorKind | None = Field(default=None, exclude=True)
     response_id: str | None = None
     end_turn: bool | None = None
     provider_blocks: list[ProviderBlock] | None = None

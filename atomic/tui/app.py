@@ -68,7 +68,7 @@ class AtomicApp(AppHost):
         *,
         clock: Callable[[], float] = time.monotonic,
         cursor_blink: bool = True,
-        session: Engine | None = None,
+        engine: Engine | None = None,
         initial_message: str | None = None,
         resume: bool = False,
         defer_session_start: bool | None = None,
@@ -83,7 +83,7 @@ class AtomicApp(AppHost):
         super().__init__()
         # None until start_session creates it (the helpers only run once it exists); set before the theme,
         # whose watcher reads it.
-        self.session = cast("Engine", session)
+        self.engine = cast("Engine", engine)
         self.session_ready = False
         # Registered before compose: widget CSS refers to the themes' extra variables.
         self.register_theme(DARK)
@@ -171,7 +171,7 @@ class AtomicApp(AppHost):
         # Back from Ctrl+Z (`fg`): the terminal was the shell's meanwhile, so paint every cell again.
         self.app_resume_signal.subscribe(self, self._repaint_after_resume)
         defer = self.defer_session_start if self.defer_session_start is not None else not self.is_headless
-        if self.session is None and defer:
+        if self.engine is None and defer:
             # Importing the engine and reading settings and the session file takes longer than painting:
             # show the chrome at once (the editor already accepts typing) and start the engine after that frame.
             self.footer.set_starting()
@@ -181,11 +181,11 @@ class AtomicApp(AppHost):
 
     async def start_session(self) -> None:
         """Create the engine session (unless one was given) and show it."""
-        if self.session is None:
+        if self.engine is None:
             from atomic.core.contract import StartupError, open_engine
 
             try:
-                self.session = await open_engine(self.options)
+                self.engine = await open_engine(self.options)
             except StartupError as exc:
                 self.startup_error = str(exc)
                 self.exit(return_code=1, message=str(exc))
@@ -195,16 +195,16 @@ class AtomicApp(AppHost):
         gc.freeze()
         self.extension_ui = ExtensionUiPresenter(self)
         self.bridge = EventBridge(self, self.input_flow, self.extension_ui)
-        self._unsubscribe = self.session.subscribe(self.bridge.handle)
-        self.session.set_approver(self.approver)
-        self.git_branch = read_git_branch(self.session.cwd)
+        self._unsubscribe = self.engine.subscribe(self.bridge.handle)
+        self.engine.set_approver(self.approver)
+        self.git_branch = read_git_branch(self.engine.cwd)
         self.apply_settings()
         self.set_activity(None)
         self.show_startup()
         # MCP notices (a server failed to start, project servers skipped) as toasts; never on stderr.
-        self.session.set_mcp_notice_sink(lambda line: self.notify(line, severity="warning", timeout=8))
-        self.renderer.render_history(self.session.messages())
-        self.todo_panel.show(self.session.state().todos)
+        self.engine.mcp.set_notice_sink(lambda line: self.notify(line, severity="warning", timeout=8))
+        self.renderer.render_history(self.engine.messages())
+        self.todo_panel.show(self.engine.state().todos)
         self.load_prompt_history()
         self.after_state_change()
         self.session_ready = True
@@ -224,27 +224,27 @@ class AtomicApp(AppHost):
 
     def load_prompt_history(self) -> None:
         """Up recalls the prompts of the session just opened (`-c`, /resume, /tree, /fork …)."""
-        self.editor.prompt_history.load_session(session_prompts(self.session.messages()))
+        self.editor.prompt_history.load_session(session_prompts(self.engine.messages()))
 
     # ------------------------------------------------------------------ state → chrome
 
     def apply_settings(self) -> None:
-        settings = self.session.settings
+        settings = self.engine.settings
         self.theme = theme_name_for(settings.theme, self.available_themes)
         self.conversation.set_class(bool(settings.hide_thinking_block), "-thinking-hidden")
         # Beyond the CSS padding of 1, so 0 keeps the default look.
         self.editor.styles.padding = (0, 1 + int(settings.editor_padding_x))
-        self.session.set_steering_mode(settings.steering_mode)
-        self.session.set_follow_up_mode(settings.follow_up_mode)
+        self.engine.set_steering_mode(settings.steering_mode)
+        self.engine.set_follow_up_mode(settings.follow_up_mode)
 
     def watch_theme(self, name: str) -> None:
         # A theme picked in the F1 palette is saved like /settings' choice (applying the setting itself
         # sets the same name, which saves nothing).
-        session = self.session
-        if session is None or not self.session_ready:
+        engine = self.engine
+        if engine is None or not self.session_ready:
             return
-        if theme_name_for(session.settings.theme, self.available_themes) != name:
-            session.save_settings({"theme": setting_for_theme(name)})
+        if theme_name_for(engine.settings.theme, self.available_themes) != name:
+            engine.save_settings({"theme": setting_for_theme(name)})
 
     def on_setting_changed(self, message: SettingChanged) -> None:
         # Posted by the settings screen (it bubbles up to here): the theme and the CSS classes change at once.
@@ -252,62 +252,62 @@ class AtomicApp(AppHost):
 
     def after_state_change(self) -> None:
         """Refresh everything that shows engine state (after a command, a screen or an event)."""
-        session = self.session
-        if session is None:
+        engine = self.engine
+        if engine is None:
             return
-        self.footer.set_location(session.cwd, self.git_branch, session.session_name)
-        self.footer.set_sandbox(sandbox_label(session.sandbox_status()))
+        self.footer.set_location(engine.cwd, self.git_branch, engine.session_name)
+        self.footer.set_sandbox(sandbox_label(engine.sandbox_status()))
         self.refresh_model()
-        self.footer.set_stats(session.session_stats())
+        self.footer.set_stats(engine.session_stats())
         self.refresh_permission_mode()
-        queue = session.queue()
+        queue = engine.queue()
         self.queue_panel.set_queue(list(queue.steering), [*queue.follow_up, *self.input_flow.after_compaction])
         self.apply_settings()
 
     def refresh_permission_mode(self) -> None:
-        mode = self.session.permission_mode
+        mode = self.engine.permission_mode
         self.footer.set_permission_mode(mode)
         self.editor.set_class(mode == "yolo", "-yolo")
 
     def refresh_model(self) -> None:
-        session = self.session
-        model = session.model
-        providers = {m.provider for m in session.available_models()}
+        engine = self.engine
+        model = engine.models.model
+        providers = {m.provider for m in engine.models.available_models()}
         self.footer.set_model(
             model.provider if model else None,
             model.id if model else None,
-            session.thinking_level,
+            engine.models.thinking_level,
             bool(model and model.reasoning),
             len(providers) > 1,
-            has_key=model is None or session.has_auth(model),
+            has_key=model is None or engine.models.has_auth(model),
         )
-        self.editor.set_thinking_level(session.thinking_level if model and model.reasoning else "off")
+        self.editor.set_thinking_level(engine.models.thinking_level if model and model.reasoning else "off")
 
     def show_startup(self) -> None:
-        session = self.session
+        engine = self.engine
         lines: list[str] = []
-        if not session.settings.quiet_startup:
+        if not engine.settings.quiet_startup:
             lines.append("atomic · esc interrupt · ctrl+c clear · ctrl+d quit · / commands · ! bash · ctrl+l model · f1 palette")
-            context = [tilde(path) for path in session.context_file_paths()]
+            context = [tilde(path) for path in engine.context_file_paths()]
             if context:
                 lines.append("[Context] " + ", ".join(context))
-            saved_mode = session.settings.permission_mode
+            saved_mode = engine.settings.permission_mode
             if saved_mode is not None:
                 lines.append(f"[Permissions] {saved_mode} (saved for every session; f2 or /permissions changes it)")
-            commands = session.commands()
+            commands = engine.commands()
             for title, source in (("Prompts", "prompt"), ("Skills", "skill"), ("Extensions", "extension")):
                 names = [f"/{c.name}" for c in commands if c.source == source]
                 if names:
                     lines.append(f"[{title}] " + ", ".join(names))
         if lines:
             self.conversation.add(StartupHeader("\n".join(lines)))
-        for warning in [*session.startup_warnings, *self.key_warnings]:
+        for warning in [*engine.startup_warnings, *self.key_warnings]:
             self.renderer.note(warning, "warning")
-        sandbox_notice = session.sandbox_notice()
+        sandbox_notice = engine.sandbox_notice()
         if sandbox_notice is not None:
             self.renderer.note(sandbox_notice, "warning")
-        if session.model is None:
-            guide = session.no_model_guide().replace(str(self.agent_dir), tilde(self.agent_dir))
+        if engine.models.model is None:
+            guide = engine.models.no_model_guide().replace(str(self.agent_dir), tilde(self.agent_dir))
             # Said from inside Atomic: "start `atomic` and type /login" would send the user in a circle.
             guide = guide.replace("Or start `atomic` and type /login", "Or type /login")
             self.renderer.note("Welcome to Atomic.\n\n" + guide, "guide")
@@ -327,7 +327,7 @@ class AtomicApp(AppHost):
     def notify_attention(self, text: str) -> None:
         from atomic.tui.events_bridge import desktop_notify, notify_on_turn_end
 
-        if self.session is not None and notify_on_turn_end(self.session.settings):
+        if self.engine is not None and notify_on_turn_end(self.engine.settings):
             desktop_notify(self, "Atomic", text)
 
     def restore_to_editor(self, texts: list[str]) -> None:
@@ -346,7 +346,7 @@ class AtomicApp(AppHost):
                 # not at start: a run that never prompts does not pay for it, and a prompt sent before
                 # it is done waits for it off the event loop, so typing never freezes.
                 self.provider_warm_up_started = True
-                self.session.warm_up_provider()
+                self.engine.models.warm_up_provider()
 
     # ------------------------------------------------------------------ input
 
@@ -365,7 +365,7 @@ class AtomicApp(AppHost):
         if action == "interrupt" and self.approval_has_focus():
             return False  # Esc on an approval card that took the keyboard answers it: no
 
-        if self.session is None and action in _NEEDS_SESSION:
+        if self.engine is None and action in _NEEDS_SESSION:
             return False  # the engine is still starting
         return True
 
@@ -450,14 +450,14 @@ class AtomicApp(AppHost):
             await self.action_quit()
 
     async def action_quit(self) -> None:
-        if self.session is not None:
+        if self.engine is not None:
             from atomic.tui.exit_summary import exit_summary
 
-            self.exit_summary = exit_summary(self.session)
+            self.exit_summary = exit_summary(self.engine)
             if self._unsubscribe is not None:
                 self._unsubscribe()
             try:
-                await self.session.shutdown()
+                await self.engine.shutdown()
             except Exception:
                 pass
         self.exit(0)
@@ -466,13 +466,13 @@ class AtomicApp(AppHost):
         self.slash.open_model_picker()
 
     def action_cycle_model(self, backwards: bool = False) -> None:
-        result = self.session.cycle_model(backwards=backwards)
+        result = self.engine.models.cycle_model(backwards=backwards)
         if result is None:
             self.notify("Only one model available")
             return
-        model = self.session.model
+        model = self.engine.models.model
         name = (model.name or model.id) if model is not None else "no model"  # a cycle always lands on one
-        self.notify(f"Switched to {name} (thinking: {self.session.thinking_level})")
+        self.notify(f"Switched to {name} (thinking: {self.engine.models.thinking_level})")
         self.after_state_change()
 
     def action_cycle_model_back(self) -> None:
@@ -480,14 +480,14 @@ class AtomicApp(AppHost):
 
     def action_cycle_thinking(self) -> None:
         """F3: the next thinking level, saved like /thinking (for this model and as the default)."""
-        if self.session is None:
+        if self.engine is None:
             return
-        before = self.session.thinking_level
-        level = self.session.cycle_thinking_level()
+        before = self.engine.models.thinking_level
+        level = self.engine.models.cycle_thinking_level()
         if level is None:
             self.notify("Current model does not support thinking")
             return
-        self.session.set_thinking_level(level, persist=True)
+        self.engine.models.set_thinking_level(level, persist=True)
         self.notify(f"Thinking level: {before} → {level}")
         self.refresh_model()
 
@@ -521,11 +521,11 @@ class AtomicApp(AppHost):
 
     def action_cycle_permissions(self) -> None:
         """F2 / Shift+Tab: the next permission mode (ask → accept-edits → yolo → plan), saved like /permissions."""
-        if self.session is None:
+        if self.engine is None:
             return
-        before = self.session.permission_mode
+        before = self.engine.permission_mode
         mode = next_mode(before)
-        self.session.set_permission_mode(mode, persist=True)
+        self.engine.set_permission_mode(mode, persist=True)
         self.refresh_permission_mode()
         self.notify(f"Permission mode: {before} → {mode} (saved) · f2 again: {next_mode(mode)}")
 
@@ -542,7 +542,7 @@ class AtomicApp(AppHost):
         await self.slash.run("/copy")
 
     def action_copy_code(self) -> None:
-        text = self.session.last_assistant_text() or ""
+        text = self.engine.last_assistant_text() or ""
         blocks = [match.group(2) for match in _CODE_FENCE.finditer(text)]
         if not blocks:
             self.notify("No code block in the last reply", severity="warning")
@@ -551,7 +551,7 @@ class AtomicApp(AppHost):
         self.notify("Copied the code block to the clipboard")
 
     def action_dequeue(self) -> None:
-        cleared = self.session.clear_queue()
+        cleared = self.engine.clear_queue()
         texts = [*cleared.steering, *cleared.follow_up, *self.input_flow.after_compaction]
         self.input_flow.after_compaction = []
         if not texts:

@@ -31,7 +31,7 @@ class TuiApprover:
                 answer.set_result(result)
 
         app = self.app
-        card = ApprovalCard(request, approval_preview(request, app.session.cwd), done, grace_s=app.approval_grace_s)
+        card = ApprovalCard(request, approval_preview(request, app.engine.cwd), done, grace_s=app.approval_grace_s)
         self.card = card
         await app.mount(card, before=app.editor)
         app.set_activity("waiting for approval")
@@ -42,7 +42,7 @@ class TuiApprover:
             # Answered, or aborted (Esc, the run was cancelled): the card goes and the editor gets the keys.
             self.card = None
             card.answered = True
-            app.set_activity("working" if app.session.is_streaming else None)
+            app.set_activity("working" if app.engine.is_streaming else None)
             await card.remove()
             app.editor.focus()
         return result or "reject_once"

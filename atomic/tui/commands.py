@@ -82,7 +82,7 @@ class SlashCommands:
     ) -> None:
         """Open a screen; when it dismisses with a result, apply it, then refresh what shows engine state."""
         app = self.app
-        if app.session is None:
+        if app.engine is None:
             app.notify(f"/{name} is not available yet", severity="warning")
             return
         try:
@@ -104,22 +104,22 @@ class SlashCommands:
     def open_model_picker(self, query: str = "") -> None:
         from atomic.tui.screens.model_picker import ModelPickerScreen
 
-        self._push("model", lambda: ModelPickerScreen(self.app.session, initial_query=query), self._model_chosen)
+        self._push("model", lambda: ModelPickerScreen(self.app.engine, initial_query=query), self._model_chosen)
 
     async def _model_chosen(self, choice: ModelChoice) -> None:
         # An interactive choice becomes the default for the next start, as in pi.
-        chosen = self.app.session.set_model(choice.provider, choice.model_id, persist=True)
+        chosen = self.app.engine.models.set_model(choice.provider, choice.model_id, persist=True)
         self.app.notify(f"Model: {chosen.provider}/{chosen.id}")
 
     def open_session_picker(self) -> None:
         from atomic.tui.screens.session_picker import SessionPickerScreen
 
-        self._push("resume", lambda: SessionPickerScreen(self.app.session), self._session_chosen)
+        self._push("resume", lambda: SessionPickerScreen(self.app.engine), self._session_chosen)
 
     async def _session_chosen(self, choice: SessionChoice) -> None:
-        if await self.app.session.switch_session(choice.path):
+        if await self.app.engine.sessions.switch_session(choice.path):
             self.app.notify(f"Resumed: {choice.title}")
-            recovery = self.app.session.state().session_recovery
+            recovery = self.app.engine.state().session_recovery
             if recovery is not None:
                 self.app.renderer.note(recovery.message, "warning")
         else:
@@ -132,16 +132,16 @@ class SlashCommands:
 
     def _switch_model_directly(self, term: str) -> bool:
         """`/model <term>`: switch when exactly one available model is `id` or `provider/id`."""
-        session = self.app.session
+        engine = self.app.engine
         wanted = term.strip().lower()
         matches = [
-            m for m in session.available_models() if wanted in (m.id.lower(), f"{m.provider}/{m.id}".lower())
+            m for m in engine.models.available_models() if wanted in (m.id.lower(), f"{m.provider}/{m.id}".lower())
         ]
         if len(matches) != 1:
             return False
         model = matches[0]
         try:
-            session.set_model(model.provider, model.id)
+            engine.models.set_model(model.provider, model.id)
         except ValueError as exc:
             self.app.notify(str(exc), severity="error")
             return True
@@ -151,17 +151,17 @@ class SlashCommands:
     async def _thinking(self, _args: str) -> None:
         from atomic.tui.screens.thinking_picker import ThinkingPickerScreen
 
-        self._push("thinking", lambda: ThinkingPickerScreen(self.app.session), self._thinking_chosen)
+        self._push("thinking", lambda: ThinkingPickerScreen(self.app.engine), self._thinking_chosen)
 
     async def _thinking_chosen(self, level: str) -> None:
-        result = self.app.session.set_thinking_level(level, persist=True)
+        result = self.app.engine.models.set_thinking_level(level, persist=True)
         self.app.notify(f"Thinking level: {result.level}")
 
     async def _settings(self, _args: str) -> None:
         from atomic.tui.screens.settings_screen import SettingsScreen
 
         # Each change is saved and applied while the screen is open; the result only sums them up.
-        self._push("settings", lambda: SettingsScreen(self.app.session), self._notify_text)
+        self._push("settings", lambda: SettingsScreen(self.app.engine), self._notify_text)
 
     async def _notify_text(self, text: str) -> None:
         if text:
@@ -173,11 +173,11 @@ class SlashCommands:
     async def _tree(self, _args: str) -> None:
         from atomic.tui.screens.tree_screen import TreeScreen
 
-        self._push("tree", lambda: TreeScreen(self.app.session), self._tree_chosen)
+        self._push("tree", lambda: TreeScreen(self.app.engine), self._tree_chosen)
 
     async def _tree_chosen(self, choice: TreeChoice) -> None:
         async def move() -> None:
-            text = await self.app.session.navigate_to(choice.entry_id)
+            text = await self.app.engine.sessions.navigate_to(choice.entry_id)
             if text is not None:
                 self.app.restore_to_editor([text])  # a user message: its text comes back to be edited and resent
             else:
@@ -189,11 +189,11 @@ class SlashCommands:
     async def _fork(self, _args: str) -> None:
         from atomic.tui.screens.fork_picker import ForkPickerScreen
 
-        self._push("fork", lambda: ForkPickerScreen(self.app.session), self._fork_chosen)
+        self._push("fork", lambda: ForkPickerScreen(self.app.engine), self._fork_chosen)
 
     async def _fork_chosen(self, entry_id: str) -> None:
         async def move() -> None:
-            result = await self.app.session.fork(entry_id)
+            result = await self.app.engine.sessions.fork(entry_id)
             if result.cancelled:
                 self.app.notify("Fork cancelled by an extension")
             else:
@@ -207,13 +207,13 @@ class SlashCommands:
         return RewindFlow(self.app)
 
     async def _rewind(self, args: str) -> None:
-        if self.app.session is None:
+        if self.app.engine is None:
             self.app.notify("/rewind is not available yet", severity="warning")
             return
         await self._rewind_flow().open(args)
 
     async def _undo(self, _args: str) -> None:
-        if self.app.session is None:
+        if self.app.engine is None:
             self.app.notify("/undo is not available yet", severity="warning")
             return
         await self._rewind_flow().undo()
@@ -221,27 +221,27 @@ class SlashCommands:
     async def _login(self, _args: str) -> None:
         from atomic.tui.screens.login_screen import LoginScreen
 
-        self._push("login", lambda: LoginScreen(self.app.session, mode="login"), self._login_chosen)
+        self._push("login", lambda: LoginScreen(self.app.engine, mode="login"), self._login_chosen)
 
     async def _logout(self, _args: str) -> None:
         from atomic.tui.screens.login_screen import LoginScreen
 
-        self._push("logout", lambda: LoginScreen(self.app.session, mode="logout"), self._login_chosen)
+        self._push("logout", lambda: LoginScreen(self.app.engine, mode="logout"), self._login_chosen)
 
     async def _login_chosen(self, choice: LoginChoice) -> None:
         from atomic.tui.screens.login_screen import logout_text, select_provider_model
 
-        app, session, provider = self.app, self.app.session, choice.provider
+        app, engine, provider = self.app, self.app.engine, choice.provider
         if choice.subscription:
             self._subscription_login(provider)
             return
         if choice.api_key is None:
-            session.logout_provider(provider)
-            text = logout_text(session, provider)
+            engine.models.logout_provider(provider)
+            text = logout_text(engine, provider)
         else:
             try:
-                session.login_provider(provider, choice.api_key)
-                model = select_provider_model(session, provider)
+                engine.models.login_provider(provider, choice.api_key)
+                model = select_provider_model(engine, provider)
             except Exception as exc:
                 app.notify(str(exc), title="Login failed", severity="error")
                 return
@@ -253,42 +253,42 @@ class SlashCommands:
                     "ctrl+l picks another."
                 )
         # A line in the conversation rather than a toast: it says what happens to the next message.
-        app.renderer.setup_note(text, ready=session.model is not None)
+        app.renderer.setup_note(text, ready=engine.models.model is not None)
 
     def _subscription_login(self, provider: str) -> None:
         from atomic.core.contract import subscription_logins
         from atomic.tui.screens.subscription_login import SubscriptionLoginScreen
 
         title = next((s.title for s in subscription_logins() if s.provider == provider), provider)
-        self._push("login", lambda: SubscriptionLoginScreen(self.app.session, provider, title),
+        self._push("login", lambda: SubscriptionLoginScreen(self.app.engine, provider, title),
                    self._subscription_done)
 
     async def _subscription_done(self, outcome: SubscriptionOutcome) -> None:
         from atomic.tui.screens.login_screen import select_provider_model
 
-        app, session = self.app, self.app.session
+        app, engine = self.app, self.app.engine
         if not outcome.ok:
             app.notify(outcome.message, title="Login", severity="warning")
             return
-        model = select_provider_model(session, outcome.provider)
+        model = select_provider_model(engine, outcome.provider)
         if model is None:
             text = f"Logged in to {outcome.provider}, but it offers no models to use."
         else:
             text = (f"Logged in to {outcome.provider}. Using {model.name or model.id} "
                     f"({outcome.provider}/{model.id}); ctrl+l picks another.")
-        app.renderer.setup_note(text, ready=session.model is not None)
+        app.renderer.setup_note(text, ready=engine.models.model is not None)
 
     async def _mcp(self, _args: str) -> None:
         from atomic.tui.screens.mcp_screen import McpScreen
 
-        self._push("mcp", lambda: McpScreen(self.app.session))
+        self._push("mcp", lambda: McpScreen(self.app.engine))
 
     # ------------------------------------------------------------------ commands without a screen
 
     async def _permissions(self, args: str) -> None:
         from atomic.tui.permissions_command import run_permissions
 
-        message, failed = run_permissions(self.app.session, args)
+        message, failed = run_permissions(self.app.engine, args)
         self.app.notify(message, severity="error" if failed else "information")
 
     async def _trust(self, _args: str) -> None:
@@ -302,50 +302,50 @@ class SlashCommands:
         self.app.push_screen(HotkeysScreen(self.app.keys.describe()))
 
     async def _new(self, _args: str) -> None:
-        session = self.app.session
-        assert session is not None
-        if await session.new_session():
+        engine = self.app.engine
+        assert engine is not None
+        if await engine.sessions.new_session():
             self.app.notify("New session started")
         else:
             self.app.notify("New session cancelled by an extension", severity="warning")
 
     async def _name(self, args: str) -> None:
-        session = self.app.session
-        assert session is not None
+        engine = self.app.engine
+        assert engine is not None
         if not args:
-            current = session.session_name
+            current = engine.session_name
             if current:
                 self.app.notify(f"Session name: {current}")
             else:
                 self.app.notify("Usage: /name <name>", severity="warning")
             return
-        session.set_session_name(args)
+        engine.sessions.set_session_name(args)
         self.app.notify(f"Session name set: {args}")
 
     async def _session(self, _args: str) -> None:
-        session = self.app.session
-        assert session is not None
-        self.app.renderer.note(session_info_text(session.session_stats(), session.session_name))
+        engine = self.app.engine
+        assert engine is not None
+        self.app.renderer.note(session_info_text(engine.session_stats(), engine.session_name))
 
     async def _clone(self, _args: str) -> None:
-        session = self.app.session
-        assert session is not None
+        engine = self.app.engine
+        assert engine is not None
         try:
-            cloned = await session.clone()
+            cloned = await engine.sessions.clone()
         except ValueError as exc:
             self.app.notify(str(exc), severity="warning")
             return
         self.app.notify("Session cloned" if cloned else "Clone cancelled by an extension")
 
     async def _compact(self, _args: str) -> None:
-        session = self.app.session
-        assert session is not None
+        engine = self.app.engine
+        assert engine is not None
 
         async def compact() -> None:
             from atomic.core.contract import CompactionFailed
 
             try:
-                await session.compact()
+                await engine.compact()
             except CompactionFailed:
                 pass  # the compaction_end event has reported it in the conversation
             except Exception as exc:
@@ -354,23 +354,23 @@ class SlashCommands:
         self.app.run_worker(compact(), group="compact")
 
     async def _export(self, args: str) -> None:
-        session = self.app.session
-        assert session is not None
+        engine = self.app.engine
+        assert engine is not None
         from atomic.tui.reports import export_text
 
         note = self.app.renderer.note("⟳ Exporting the session to HTML…")
         try:
             # Off the UI loop: a long session takes a while to render.
-            path = await asyncio.to_thread(session.export_html, args or None)
+            path = await asyncio.to_thread(engine.export_html, args or None)
         except (ValueError, OSError) as exc:
             self.app.renderer.replace_note(note, f"Export failed: {exc}", "error")
             return
         self.app.renderer.replace_note(note, export_text(path))
 
     async def _copy(self, _args: str) -> None:
-        session = self.app.session
-        assert session is not None
-        text = session.last_assistant_text()
+        engine = self.app.engine
+        assert engine is not None
+        text = engine.last_assistant_text()
         if not text:
             self.app.notify("No agent messages to copy yet.", severity="warning")
             return

@@ -16,7 +16,7 @@ class CompletionFlow:
     def update(self) -> None:
         """Open, refresh or close the popup for the text and cursor as they are now."""
         app = self.app
-        if app.session is None:
+        if app.engine is None:
             return
         row, column = app.editor.cursor_location
         app.completion.source = (app.editor.text, (row, column))
@@ -28,7 +28,7 @@ class CompletionFlow:
             return
         if context.kind == "args":
             try:
-                values = app.session.complete_command_argument(context.command, context.query)
+                values = app.engine.complete_command_argument(context.command, context.query)
             except Exception:  # an extension's completer failing must not break typing
                 values = []
             items = [CompletionItem(str(v), str(v)) for v in values[:MAX_ITEMS]]
@@ -36,7 +36,7 @@ class CompletionFlow:
             return
         if context.kind == "slash":
             items = [CompletionItem(f"/{c.name} ", f"/{c.name}", c.description) for c in COMMANDS]
-            commands = app.session.commands()
+            commands = app.engine.commands()
             # Templates and skills, then extension commands.
             ordered = [c for c in commands if c.source != "extension"] + [c for c in commands if c.source == "extension"]
             for command in ordered:
@@ -50,9 +50,9 @@ class CompletionFlow:
     def _mentions(self, query: str) -> list[CompletionItem]:
         """MCP resources (`@docs:file:///guide.md`) before the files, once something is typed after `@`."""
         app = self.app
-        if app.session is None or not query:
+        if app.engine is None or not query:
             return []
-        items = [CompletionItem(mention, mention, about) for mention, about in app.session.mcp_resource_mentions()]
+        items = [CompletionItem(mention, mention, about) for mention, about in app.engine.mcp.resource_mentions()]
         return rank(items, "@" + query)[:MAX_ITEMS]
 
     def popup_key(self, key: str) -> bool:
@@ -78,4 +78,4 @@ class CompletionFlow:
         return True
 
     def _extension_command_names(self) -> set[str]:
-        return {c.name for c in self.app.session.commands() if c.source == "extension"}
+        return {c.name for c in self.app.engine.commands() if c.source == "extension"}

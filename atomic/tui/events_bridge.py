@@ -93,7 +93,7 @@ class EventBridge:
             self.app.renderer.note(f"UI error while showing {event.type}: {exc}", "error")
 
     def on_todo_update(self, event: ev.TodoUpdate) -> None:
-        self.app.todo_panel.show(self.app.session.state().todos)
+        self.app.todo_panel.show(self.app.engine.state().todos)
 
     def on_agent_start(self, _event: ev.AgentStart) -> None:
         self.app.working.start()
@@ -106,11 +106,11 @@ class EventBridge:
         self.input_flow.retrying = False
         app.renderer.retry_view = None
         app.after_state_change()
-        app.renderer.fold_old_turns(app.session.messages)
+        app.renderer.fold_old_turns(app.engine.messages)
         if elapsed >= LONG_TURN_S:
-            if app.session.settings.bell_on_turn_end:
+            if app.engine.settings.bell_on_turn_end:
                 app.bell()
-            if notify_on_turn_end(app.session.settings):
+            if notify_on_turn_end(app.engine.settings):
                 desktop_notify(app, "Atomic", "The agent finished its turn")
 
     def on_message_start(self, event: ev.MessageStart) -> None:
@@ -126,16 +126,18 @@ class EventBridge:
 
     def on_message_end(self, event: ev.MessageEnd) -> None:
         self.app.renderer.on_message_end(event.message)
-        self.app.footer.set_stats(self.app.session.session_stats())
+        self.app.footer.set_stats(self.app.engine.session_stats())
 
     def on_tool_execution_start(self, event: ev.ToolExecutionStart) -> None:
         self.app.renderer.on_tool_start(event.tool_call_id, event.tool_name, event.args)
 
     def on_tool_execution_update(self, event: ev.ToolExecutionUpdate) -> None:
-        self.app.renderer.on_tool_update(event.tool_call_id, event.tool_name, event.args, event.partial_result)
+        renderer = self.app.renderer
+        renderer.on_tool_update(event.tool_call_id, event.tool_name, event.args, event.partial_result, event.display)
 
     def on_tool_execution_end(self, event: ev.ToolExecutionEnd) -> None:
-        self.app.renderer.on_tool_end(event.tool_call_id, event.tool_name, event.result, event.is_error)
+        renderer = self.app.renderer
+        renderer.on_tool_end(event.tool_call_id, event.tool_name, event.result, event.is_error, event.display)
 
     def on_queue_update(self, event: ev.QueueUpdate) -> None:
         self.app.queue_panel.set_queue(event.steering, event.follow_up)
@@ -146,8 +148,8 @@ class EventBridge:
         app = self.app
         label = "Context overflow detected. Auto-compacting…" if event.reason == "overflow" else "Compacting context…"
         app.working.show_status(label, "esc to cancel")
-        usage = app.session.context_usage()
-        text = compaction_start_text(event.reason, usage.tokens if usage else None, app.session.message_count())
+        usage = app.engine.context_usage()
+        text = compaction_start_text(event.reason, usage.tokens if usage else None, app.engine.message_count())
         self.compaction_note = app.renderer.note(text)
 
     def on_summarization_retry_scheduled(self, event: ev.SummarizationRetryScheduled) -> None:
@@ -160,7 +162,7 @@ class EventBridge:
     def on_compaction_end(self, event: ev.CompactionEnd) -> None:
         app = self.app
         app.call_later(self.input_flow.send_after_compaction)
-        app.working.clear_status(still_working=app.session.is_streaming)
+        app.working.clear_status(still_working=app.engine.is_streaming)
         from atomic.tui.reports import compaction_result_text
 
         if event.aborted:
@@ -173,7 +175,7 @@ class EventBridge:
             text, kind = compaction_result_text(event.result), "info"
         note, self.compaction_note = self.compaction_note, None
         app.renderer.replace_note(note, text, kind)
-        app.footer.set_stats(app.session.session_stats())
+        app.footer.set_stats(app.engine.session_stats())
 
     def on_auto_retry_start(self, event: ev.AutoRetryStart) -> None:
         app = self.app
@@ -187,7 +189,7 @@ class EventBridge:
     def on_auto_retry_end(self, event: ev.AutoRetryEnd) -> None:
         app = self.app
         self.input_flow.retrying = False
-        app.working.clear_status(still_working=app.session.is_streaming)
+        app.working.clear_status(still_working=app.engine.is_streaming)
         app.renderer.retry_ended(event.success, event.attempt, event.final_error)
 
     def on_thinking_level_changed(self, _event: ev.ThinkingLevelChanged) -> None:
@@ -201,7 +203,7 @@ class EventBridge:
 
     def on_session_info_changed(self, _event: ev.SessionInfoChanged) -> None:
         app = self.app
-        app.footer.set_location(app.session.cwd, app.git_branch, app.session.session_name)
+        app.footer.set_location(app.engine.cwd, app.git_branch, app.engine.session_name)
 
     def on_session_changed(self, _event: ev.SessionChanged) -> None:
         """New, resume, fork, clone, tree: the whole view is rebuilt from the session."""
@@ -210,7 +212,7 @@ class EventBridge:
         app.renderer.cards = {}
         app.renderer.blocks = {}
         app.renderer.last_error = app.renderer.retry_view = None
-        app.renderer.render_history(app.session.messages())
+        app.renderer.render_history(app.engine.messages())
         app.load_prompt_history()
         app.after_state_change()
         gc.freeze()  # the newly loaded session is long-lived: keep it out of garbage collection (see app.py)

@@ -11,14 +11,14 @@ if TYPE_CHECKING:
     from atomic.core.contract import Engine
 
 
-def exit_summary(session: Engine) -> str | None:
+def exit_summary(engine: Engine) -> str | None:
     """Two lines; None for a session that is not saved (nothing to resume) or that holds no message."""
-    if session.session_file is None or session.message_count() == 0:
+    if engine.session_file is None or engine.message_count() == 0:
         return None
-    name = session.session_name or session.session_id
-    stats = session.session_stats()
+    name = engine.session_name or engine.session_id
+    stats = engine.session_stats()
     prompts = f"{stats.user_messages} prompt" + ("" if stats.user_messages == 1 else "s")
     return (
         f"atomic · session {name} · {prompts} · ${stats.cost:.3f}\n"
-        f"Resume it with `atomic -c` (the newest session here) or `atomic --session {session.session_id}`"
+        f"Resume it with `atomic -c` (the newest session here) or `atomic --session {engine.session_id}`"
     )

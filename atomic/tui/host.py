@@ -33,8 +33,8 @@ class SlashRunner(Protocol):
 
 
 class AppHost(App[int]):
-    # The engine session; None until it has started.
-    session: Engine
+    # The engine; None until it has started.
+    engine: Engine
     options: SessionOptions
     keys: KeyTable
     slash: SlashRunner

@@ -72,8 +72,8 @@ class InputFlow:
             self._draining = False
 
     async def submit(self, text: str, follow_up: bool, images: list[Attachment] | None = None) -> None:
-        app, session = self.app, self.app.session
-        if session is None or not (text.strip() or images):
+        app, engine = self.app, self.app.engine
+        if engine is None or not (text.strip() or images):
             return
         from atomic.core.messages import ImageContent
 
@@ -92,23 +92,23 @@ class InputFlow:
         if stripped.startswith("!") and stripped.lstrip("!").strip():
             self.start_bash(stripped)
             return
-        if session.is_compacting and not session.is_streaming:
+        if engine.is_compacting and not engine.is_streaming:
             self.after_compaction.append(text)
             app.notify("Queued for after compaction")
             app.after_state_change()
             return
         try:
-            if session.is_streaming:
+            if engine.is_streaming:
                 if follow_up:
-                    await session.follow_up(text, contents)
+                    await engine.follow_up(text, contents)
                 else:
-                    await session.steer(text, contents)
+                    await engine.steer(text, contents)
             else:
-                await session.prompt(text, contents, source="interactive")
+                await engine.prompt(text, contents, source="interactive")
         except PromptRejected as exc:
             # Nothing typed is lost: the text goes back into the editor.
             app.restore_to_editor([text])
-            if session.model is None:
+            if engine.models.model is None:
                 # The welcome guide already says how to get a model: one line, not the guide again.
                 app.show_error(NO_MODEL_REMINDER)
             else:
@@ -116,18 +116,18 @@ class InputFlow:
 
     async def send_after_compaction(self) -> None:
         """Compaction ended (done, failed or cancelled): send what was typed meanwhile, in order, as one prompt."""
-        app, session = self.app, self.app.session
-        if not self.after_compaction or session is None or session.is_compacting:
+        app, engine = self.app, self.app.engine
+        if not self.after_compaction or engine is None or engine.is_compacting:
             return
         texts, self.after_compaction = self.after_compaction, []
         app.after_state_change()
         await self.submit("\n\n".join(texts), follow_up=False)
 
     def start_bash(self, line: str) -> None:
-        app, session = self.app, self.app.session
+        app, engine = self.app, self.app.engine
         excluded = line.startswith("!!")
         command = line[2:] if excluded else line[1:]
-        if session.is_bash_running:
+        if engine.is_bash_running:
             app.restore_to_editor([line])
             app.notify("A bash command is already running. Press Esc to cancel it first.", severity="warning")
             return
@@ -136,7 +136,7 @@ class InputFlow:
 
         async def run() -> None:
             try:
-                result = await session.run_bash(
+                result = await engine.run_bash(
                     command.strip(),
                     on_chunk=lambda _channel, chunk: view.append_output(chunk),
                     exclude_from_context=excluded,
@@ -154,26 +154,26 @@ class InputFlow:
 
     def busy(self) -> bool:
         """Is something running that Esc (or Ctrl+C on an empty editor) would stop?"""
-        session = self.app.session
-        return session is not None and (
-            session.is_streaming or session.is_compacting or session.is_bash_running or self.retrying
+        engine = self.app.engine
+        return engine is not None and (
+            engine.is_streaming or engine.is_compacting or engine.is_bash_running or self.retrying
         )
 
     async def interrupt(self) -> None:
         """Esc: cancel compaction or a retry; else restore the queue and abort; else cancel bash."""
-        app, session = self.app, self.app.session
-        if session is None:
+        app, engine = self.app, self.app.engine
+        if engine is None:
             return
-        if session.is_compacting:
-            session.cancel_compaction()
+        if engine.is_compacting:
+            engine.cancel_compaction()
             app.notify("Compaction cancelled")
             return
         if self.retrying:
-            session.abort_retry()
+            engine.abort_retry()
             return
-        queued = len(session.queue())
-        if session.is_streaming or queued:
-            cleared = session.clear_queue()
+        queued = len(engine.queue())
+        if engine.is_streaming or queued:
+            cleared = engine.clear_queue()
             # Sent but not handed to the engine yet: as good as queued.
             unsent = [text for text, _follow_up, _images in self.pending]
             self.pending.clear()
@@ -181,12 +181,12 @@ class InputFlow:
             if restored:
                 app.restore_to_editor(restored)
             try:
-                await session.abort()
+                await engine.abort()
             except Exception as exc:
                 app.show_error(f"Error: {exc}")
             return
-        if session.is_bash_running:
-            session.abort_bash()
+        if engine.is_bash_running:
+            engine.abort_bash()
             return
         if app.editor.text.startswith("!"):
             app.editor.clear_all()
@@ -195,7 +195,7 @@ class InputFlow:
             now = app.clock()
             if now - self.last_escape < DOUBLE_ESCAPE_S:
                 self.last_escape = -10.0
-                action = session.settings.double_escape_action
+                action = engine.settings.double_escape_action
                 if action in ("rewind", "tree", "fork"):
                     await self.slash.run(f"/{action}")
                 return

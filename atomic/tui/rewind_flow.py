@@ -48,13 +48,13 @@ class RewindFlow:
         if point.checkpoint_id is None:
             return None
         try:
-            return (await self.app.session.diff_checkpoint(point.checkpoint_id)).files
+            return (await self.app.engine.diff_checkpoint(point.checkpoint_id)).files
         except Exception:  # a pruned checkpoint: the conversation can still go back
             return None
 
     async def _points(self) -> list[RewindPoint] | None:
         try:
-            return await self.app.session.rewind_points()
+            return await self.app.engine.rewind_points()
         except Exception as exc:
             self._error(exc)
             return None
@@ -86,13 +86,13 @@ class RewindFlow:
         self.app.push_screen(RestoreChoiceScreen(point.text, files), chosen)
 
     async def apply(self, point: RewindPoint, action: RewindAction) -> None:
-        session = self.app.session
+        engine = self.app.engine
         try:
             result = None
             if action in ("both", "code") and point.checkpoint_id is not None:
-                result = await session.restore_checkpoint(point.checkpoint_id)
+                result = await engine.restore_checkpoint(point.checkpoint_id)
             if action in ("both", "conversation"):
-                text = await session.navigate_to(point.entry_id)
+                text = await engine.sessions.navigate_to(point.entry_id)
                 if text is not None:
                     self.app.restore_to_editor([text])
         except Exception as exc:
@@ -116,14 +116,14 @@ class RewindFlow:
         await self.apply(points[-1], "both" if points[-1].checkpoint_id else "conversation")
 
     async def undo_last_restore(self) -> None:
-        session = self.app.session
+        engine = self.app.engine
         try:
-            listed = await session.checkpoints()
+            listed = await engine.checkpoints()
             undo = next((c for c in reversed(listed) if c.kind == "restore"), None)
             if undo is None:
                 self.app.notify("No restore to undo", severity="warning")
                 return
-            result = await session.restore_checkpoint(undo.checkpoint_id)
+            result = await engine.restore_checkpoint(undo.checkpoint_id)
         except Exception as exc:
             self._error(exc)
             return
@@ -145,7 +145,7 @@ class RewindFlow:
         if point is not None:
             return point
         try:
-            listed = await self.app.session.checkpoints()
+            listed = await self.app.engine.checkpoints()
         except Exception:
             return None
         own = next((c for c in listed if c.entry_id == entry_id and c.kind == "prompt"), None)
@@ -154,7 +154,7 @@ class RewindFlow:
     async def offer_files(self, entry_id: str, move: Callable[[], Awaitable[None]]) -> None:
         """Ask whether the files go back too before `move` runs (navigate or fork to the user
         message `entry_id`); without a checkpoint that changes anything, just move."""
-        if not self.app.session.settings.checkpoints.enabled:
+        if not self.app.engine.settings.checkpoints.enabled:
             await move()
             return
         point = await self._point_for(entry_id)
@@ -169,7 +169,7 @@ class RewindFlow:
             result = None
             try:
                 if action == "both" and point.checkpoint_id is not None:
-                    result = await self.app.session.restore_checkpoint(point.checkpoint_id)
+                    result = await self.app.engine.restore_checkpoint(point.checkpoint_id)
                 await move()
             except Exception as exc:
                 self._error(exc)

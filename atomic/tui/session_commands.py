@@ -70,22 +70,22 @@ def diff_report(changes: list[FileChanges]) -> Content:
 
 
 async def diff_command(app: AppHost, _args: str) -> None:
-    changes = session_changes(app.session.messages())
+    changes = session_changes(app.engine.messages())
     if not changes:
-        app.renderer.note(f"No file was written or edited in this session ({tilde(app.session.cwd)}).")
+        app.renderer.note(f"No file was written or edited in this session ({tilde(app.engine.cwd)}).")
         return
     app.conversation.add(SessionDiffView(diff_report(changes)))
 
 
 async def retry_command(app: AppHost, _args: str) -> None:
     """Send the last prompt of the session again (not while the agent works: Esc first)."""
-    session = app.session
-    if session.is_streaming:
+    engine = app.engine
+    if engine.is_streaming:
         app.notify("The agent is still working: press Esc first, then /retry", severity="warning")
         return
     from atomic.core import messages as m
 
-    prompts = [m.user_text(msg) for msg in session.messages() if isinstance(msg, m.UserMessage)]
+    prompts = [m.user_text(msg) for msg in engine.messages() if isinstance(msg, m.UserMessage)]
     prompts = [p for p in prompts if p.strip()]
     if not prompts:
         app.notify("Nothing to retry yet", severity="warning")
@@ -93,6 +93,6 @@ async def retry_command(app: AppHost, _args: str) -> None:
     from atomic.core.contract import PromptRejected
 
     try:
-        await session.prompt(prompts[-1], source="interactive")
+        await engine.prompt(prompts[-1], source="interactive")
     except PromptRejected as exc:
         app.show_error(str(exc))

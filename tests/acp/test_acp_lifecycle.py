@@ -127,9 +127,13 @@ async def test_malformed_lines_get_errors_and_the_agent_keeps_serving(acp_env: d
 async def test_a_refusal_is_a_stop_reason_not_an_error(
     acp_env: dict[str, str], write_script: ScriptWriter, project: Path
 ) -> None:
-    script = write_script([{"error": "The model refused to answer this request", "kind": "fatal"}])
+    script = write_script([{"error": "The model refused to answer this request", "kind": "refusal"},
+                           {"error": "The model refused: connection refused", "kind": "fatal"}])
     async with acp_agent(acp_env, script) as (conn, _client, _process):
         await conn.initialize(protocol_version=1)
         session = await conn.new_session(cwd=str(project), mcp_servers=[])
         response = await conn.prompt(session_id=session.session_id, prompt=[text_block("something bad")])
-    assert response.stop_reason == "refusal"
+        assert response.stop_reason == "refusal"
+        # The error's kind decides, not its words: a failure that mentions refusing is still an error.
+        with pytest.raises(RequestError, match="connection refused"):
+            await conn.prompt(session_id=session.session_id, prompt=[text_block("again")])

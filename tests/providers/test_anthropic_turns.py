@@ -109,6 +109,7 @@ async def test_refusal_reaches_the_user_as_an_error_and_the_run_ends(server: Scr
     end = of(events, "message_end")[-1]["message"]
     assert end["stopReason"] == "error"
     assert end["errorMessage"].startswith("The model refused to answer this request (category: cyber)")
+    assert "errorKind" not in end  # the kind stays in the engine: the wire keeps its bytes
     assert of(events, "auto_retry_start") == []  # a refusal is not retried
     assert len(of(events, "agent_end")) == 1
     await run(session, "something else")

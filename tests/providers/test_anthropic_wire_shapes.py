@@ -251,7 +251,7 @@ async def test_refusal_is_an_error_with_the_servers_explanation(server: Scripted
     assert reference.stop_reason == "refusal" and reference.content == []
     with pytest.raises(ProviderError) as caught:
         await atomic_turn(server, fx.refusal())
-    assert caught.value.kind == "fatal"
+    assert caught.value.kind == "refusal"
     assert caught.value.message == (
         "The model refused to answer this request (category: cyber): "
         "This request was blocked under the usage policy.")

@@ -42,10 +42,10 @@ async def submit(pilot: Any, text: str) -> None:
 
 def user_texts(app: AtomicApp) -> list[str]:
     """The text of each user message in the app's session, in order."""
-    return support.user_texts(app.session.messages())
+    return support.user_texts(app.engine.messages())
 
 
 def behind(app: AtomicApp) -> AgentSession:
     """The engine session behind the app's `Engine` contract: for what a test checks or arranges that the
     contract does not show (loaded extension modules, the system prompt, hooks, stored entries)."""
-    return app.session._s
+    return app.engine._s

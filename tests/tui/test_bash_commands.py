@@ -14,9 +14,9 @@ async def test_cancelled_silent_bash_command_shows_no_blank_output_line(tmp_path
     async with app.run_test(size=(100, 30)) as pilot:
         await type_text(pilot, "!sleep 5")
         await pilot.press("enter")
-        await wait_for(lambda: app.session.is_bash_running, pilot)
+        await wait_for(lambda: app.engine.is_bash_running, pilot)
         await pilot.press("escape")
-        await wait_for(lambda: not app.session.is_bash_running, pilot)
+        await wait_for(lambda: not app.engine.is_bash_running, pilot)
         await pilot.pause(0.1)
         view = app.conversation.query_one(BashView)
         assert "cancelled" in str(view._status_widget.render())

@@ -44,7 +44,7 @@ async def run_turn(pilot: Any) -> None:
     app: AtomicApp = pilot.app
     await type_text(pilot, "go")
     await pilot.press("enter")
-    await wait_for(lambda: len(app.session.messages()) >= 4 and not app.session.is_streaming, pilot, 15)
+    await wait_for(lambda: len(app.engine.messages()) >= 4 and not app.engine.is_streaming, pilot, 15)
     await pilot.pause(0.2)
 
 
@@ -66,7 +66,7 @@ def test_bash_aborted(snap_compare: Any) -> None:
 
         await wait_for(streamed, pilot, 10)
         await pilot.press("escape")
-        await wait_for(lambda: not app.session.is_streaming, pilot, 10)
+        await wait_for(lambda: not app.engine.is_streaming, pilot, 10)
         await pilot.pause(0.2)
 
     command = "echo 'step 1'\necho 'step 2'\nsleep 30\necho 'never printed'"

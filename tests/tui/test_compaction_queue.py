@@ -18,9 +18,9 @@ async def test_messages_typed_during_compaction_are_sent_after_it(tmp_path: Path
         assert app.input_flow.after_compaction == ["after the summary"]
         assert "after the summary" in str(app.queue_panel.render())
         assert any(n.message == "Queued for after compaction" for n in app._notifications)
-        assert app.session.last_assistant_text() is None
+        assert app.engine.last_assistant_text() is None
         behind(app).compaction.is_compacting = False
         app.bridge.handle(CompactionEnd(reason="manual", aborted=True))
-        await wait_for(lambda: app.session.last_assistant_text() == "You said: after the summary", pilot)
+        await wait_for(lambda: app.engine.last_assistant_text() == "You said: after the summary", pilot)
         assert app.input_flow.after_compaction == []
 

@@ -52,7 +52,7 @@ async def test_resume_of_a_damaged_session_shows_one_warning(tmp_path: Path) -> 
         await pilot.press(*"what survived")
         await pilot.pause(0.2)
         await pilot.press("enter")
-        await wait_for(lambda: app.session.session_file == path, pilot)
+        await wait_for(lambda: app.engine.session_file == path, pilot)
         await wait_for(lambda: bool(damage_notes(app)), pilot)
         assert len(damage_notes(app)) == 1
         assert user_texts(app) == ["what survived the crash"]

@@ -17,8 +17,8 @@ async def test_deferred_start_paints_chrome_first_then_loads_the_engine(tmp_path
         # The editor takes keys before the engine exists, and the text is kept.
         await pilot.press("h", "i")
         await wait_for(lambda: app.session_ready, pilot)
-        assert app.session is not None
+        assert app.engine is not None
         assert app.editor.text == "hi"
         await pilot.press("enter")
-        await wait_for(lambda: app.session.last_assistant_text() == "You said: hi", pilot)
+        await wait_for(lambda: app.engine.last_assistant_text() == "You said: hi", pilot)
 

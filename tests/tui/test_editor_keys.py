@@ -50,9 +50,9 @@ async def test_ctrl_c_interrupts_a_working_agent_and_a_second_press_quits(tmp_pa
     app = make_app(tmp_path / "p", [SLOW])
     async with app.run_test(size=(100, 30), notifications=True) as pilot:
         await submit(pilot, "go")
-        await wait_for(lambda: app.session.is_streaming, pilot)
+        await wait_for(lambda: app.engine.is_streaming, pilot)
         await pilot.press("ctrl+c")
-        await wait_for(lambda: not app.session.is_streaming, pilot)
+        await wait_for(lambda: not app.engine.is_streaming, pilot)
         assert app.is_running
         assert "Interrupted · press ctrl+c again to quit" in [n.message for n in app._notifications]
         await pilot.press("ctrl+c")  # the fixed test clock: within the second

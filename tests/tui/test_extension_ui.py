@@ -77,7 +77,7 @@ async def test_abort_closes_an_open_dialog(tmp_path: Path) -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         await submit(pilot, "/pick")
         await wait_for(lambda: isinstance(app.screen, SelectDialog), pilot)
-        await app.session.abort()
+        await app.engine.abort()
         await wait_for(lambda: results_of(app, path) == [None], pilot)
         await wait_for(lambda: not isinstance(app.screen, SelectDialog), pilot)
 
@@ -118,6 +118,6 @@ async def test_a_risky_tool_call_asks_and_escape_blocks_it(tmp_path: Path) -> No
         await wait_for(lambda: isinstance(app.screen, ConfirmDialog), pilot)
         assert app.screen.message == "sudo rm -rf /tmp/nothing-here"
         await pilot.press("escape")
-        await wait_for(lambda: not app.session.is_streaming and len(app.session.messages()) == 4, pilot)
-        result = app.session.messages()[2]
+        await wait_for(lambda: not app.engine.is_streaming and len(app.engine.messages()) == 4, pilot)
+        result = app.engine.messages()[2]
         assert result.is_error and "did not allow" in result.content[0].text

@@ -18,7 +18,7 @@ async def send(pilot: Any, text: str, count: int) -> None:
     app = pilot.app
     await type_text(pilot, text)
     await pilot.press("enter")
-    await wait_for(lambda: len(app.session.messages()) == count and not app.session.is_streaming, pilot)
+    await wait_for(lambda: len(app.engine.messages()) == count and not app.engine.is_streaming, pilot)
     await pilot.pause(0.2)
 
 
@@ -80,8 +80,8 @@ async def test_esc_closes_the_find_bar_before_it_aborts_a_run(tmp_path: Path) ->
         await send(pilot, "one", 2)
         await type_text(pilot, "two")
         await pilot.press("enter")
-        await wait_for(lambda: app.session.is_streaming, pilot)
+        await wait_for(lambda: app.engine.is_streaming, pilot)
         await pilot.press("ctrl+s", *"needle", "escape")
-        assert not app.find_bar.is_open and app.session.is_streaming
+        assert not app.find_bar.is_open and app.engine.is_streaming
         await pilot.press("escape")
-        await wait_for(lambda: not app.session.is_streaming, pilot)
+        await wait_for(lambda: not app.engine.is_streaming, pilot)

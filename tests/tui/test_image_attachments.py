@@ -29,14 +29,14 @@ def project(root: Path) -> Path:
 
 
 def sent_images(app: AtomicApp) -> list[ImageContent]:
-    users = [m for m in app.session.messages() if isinstance(m, UserMessage)]
+    users = [m for m in app.engine.messages() if isinstance(m, UserMessage)]
     content = users[-1].content if users else []
     return [block for block in content if isinstance(block, ImageContent)] if isinstance(content, list) else []
 
 
 async def send_and_wait(app: AtomicApp, pilot: Any) -> None:
     await pilot.press("enter")
-    await wait_for(lambda: not app.session.is_streaming and app.session.last_assistant_text() == "seen", pilot)
+    await wait_for(lambda: not app.engine.is_streaming and app.engine.last_assistant_text() == "seen", pilot)
 
 
 async def test_a_dragged_image_path_becomes_a_chip_and_is_sent_as_an_image(tmp_path: Path) -> None:

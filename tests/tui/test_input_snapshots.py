@@ -32,10 +32,10 @@ def project_app(responses: list[dict[str, Any]] | None = None) -> AtomicApp:
 
 async def send(pilot: Any, text: str) -> None:
     app = pilot.app
-    count = len(app.session.messages())
+    count = len(app.engine.messages())
     app.editor.insert(text)
     await pilot.press("enter")
-    await wait_for(lambda: len(app.session.messages()) > count and not app.session.is_streaming, pilot)
+    await wait_for(lambda: len(app.engine.messages()) > count and not app.engine.is_streaming, pilot)
     await pilot.pause(0.2)
 
 

@@ -31,7 +31,7 @@ async def run_turns(app: Any, pilot: Any, count: int = TURNS) -> None:
     for n in range(1, count + 1):
         await submit(pilot, f"question {n}")
         expected = f"Reply number {n}."
-        await wait_for(lambda text=expected: not app.session.is_streaming and app.session.last_assistant_text().startswith(text), pilot)
+        await wait_for(lambda text=expected: not app.engine.is_streaming and app.engine.last_assistant_text().startswith(text), pilot)
         await pilot.pause(0.05)
 
 
@@ -61,8 +61,8 @@ async def test_nothing_folds_while_the_user_reads_above(tmp_path: Path) -> None:
         await pilot.press("pageup")
         top = app.conversation.scroll_y
         for n in range(5, 9):
-            await app.session.prompt(f"question {n}")
-            await app.session.wait_idle()
+            await app.engine.prompt(f"question {n}")
+            await app.engine.wait_idle()
             await pilot.pause(0.05)
         assert not app.conversation.query(EarlierMessages)
         assert app.conversation.scroll_y == top

@@ -23,7 +23,7 @@ async def main() -> None:
         await pilot.pause(0.1)
         report["ready"] = [m for m in {watched} if m in sys.modules]
         await submit(pilot, "hello")
-        await wait_for(lambda: len(app.session.messages()) == 2 and not app.session.is_streaming, pilot)
+        await wait_for(lambda: len(app.engine.messages()) == 2 and not app.engine.is_streaming, pilot)
         await pilot.pause(0.2)
         report["replied"] = [m for m in {watched} if m in sys.modules]
     print(json.dumps(report))

@@ -34,11 +34,11 @@ async def test_desktop_notification_after_a_long_turn_when_enabled(tmp_path: Pat
     async with app.run_test(size=(100, 30)) as pilot:
         await type_text(pilot, "first")
         await pilot.press("enter")
-        await wait_for(lambda: not app.session.is_streaming and app.session.last_assistant_text() == "one", pilot)
+        await wait_for(lambda: not app.engine.is_streaming and app.engine.last_assistant_text() == "one", pilot)
         await pilot.pause(0.05)
         assert sent == []  # off by default
-        app.session.save_settings({"notifyOnTurnEnd": True})
-        assert events_bridge.notify_on_turn_end(app.session.settings)
+        app.engine.save_settings({"notifyOnTurnEnd": True})
+        assert events_bridge.notify_on_turn_end(app.engine.settings)
         await type_text(pilot, "second")
         await pilot.press("enter")
         await wait_for(lambda: len(sent) == 1, pilot)
@@ -94,14 +94,14 @@ async def test_a_waiting_approval_sends_a_desktop_notification_when_enabled(tmp_
     app = make_app(tmp_path / "p", script, permission_mode="ask")
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_for(lambda: app.session_ready, pilot)
-        app.session.save_settings({"notifyOnTurnEnd": True})
+        app.engine.save_settings({"notifyOnTurnEnd": True})
         await type_text(pilot, "go")
         await pilot.press("enter")
         await wait_for(lambda: app.approver.card is not None, pilot, timeout=10)
         assert sent == ["Atomic is waiting for your approval: Run `echo hi`"]
         await wait_for(lambda: app.approver.card is not None and app.approver.card.ready, pilot)
         await pilot.press("y")
-        await wait_for(lambda: not app.session.is_streaming, pilot)
+        await wait_for(lambda: not app.engine.is_streaming, pilot)
 
 
 async def test_notify_on_turn_end_is_a_declared_setting_shown_in_settings() -> None:
@@ -117,7 +117,7 @@ async def test_editor_padding_x_pads_the_editor(tmp_path: Path) -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_for(lambda: app.session_ready, pilot)
         width = app.editor.content_region.width
-        app.session.save_settings({"editorPaddingX": 3})
+        app.engine.save_settings({"editorPaddingX": 3})
         app.apply_settings()
         await pilot.pause()
         assert app.editor.content_region.width == width - 6

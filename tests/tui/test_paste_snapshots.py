@@ -24,7 +24,7 @@ async def send_with_paste(pilot: Any) -> None:
     app.post_message(events.Paste("\n".join(f"Traceback line {i}" for i in range(2000))))
     await pilot.pause()
     await pilot.press("enter")
-    await wait_for(lambda: not app.session.is_streaming and app.session.last_assistant_text() == "Looking.", pilot)
+    await wait_for(lambda: not app.engine.is_streaming and app.engine.last_assistant_text() == "Looking.", pilot)
     await type_text(pilot, "and this: ")
     app.post_message(events.Paste("\n".join(f"more {i}" for i in range(40))))
     await pilot.pause(0.2)

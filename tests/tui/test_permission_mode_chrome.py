@@ -90,10 +90,10 @@ async def test_a_theme_picked_in_the_palette_is_saved(tmp_path: Path) -> None:
         await wait_for(lambda: app.session_ready, pilot)
         app.theme = "nord"  # what the F1 palette's "Change theme" does
         await pilot.pause()
-        assert app.session.settings.theme == "nord"
+        assert app.engine.settings.theme == "nord"
         app.theme = "atomic-light"
         await pilot.pause()
-        assert app.session.settings.theme == "light"
+        assert app.engine.settings.theme == "light"
     again = make_app(tmp_path / "p", [])
     async with again.run_test(size=(100, 30)) as pilot:
         await wait_for(lambda: again.session_ready, pilot)

@@ -13,7 +13,7 @@ async def test_permissions_adds_lists_and_removes_rules(tmp_path: Path, agent_di
     cwd = tmp_path / "p"
     app = make_app(cwd, [bash("make build", "c1"), {"text": "built"}], permission_mode="ask")
     async with app.run_test(size=(120, 30), notifications=True) as pilot:
-        await wait_for(lambda: app.session is not None, pilot)
+        await wait_for(lambda: app.engine is not None, pilot)
         await submit(pilot, "/permissions allow Bash(make build:*)")
         await wait_for(lambda: any("Added allow rule" in n.message for n in app._notifications), pilot)
         assert json.loads((agent_dir / "settings.json").read_text())["permissions"]["allow"] == ["Bash(make build:*)"]
@@ -21,7 +21,7 @@ async def test_permissions_adds_lists_and_removes_rules(tmp_path: Path, agent_di
         await wait_for(lambda: any("allow Bash(make build:*)  (user)" in n.message for n in app._notifications), pilot)
         await submit(pilot, "build it")
         # Nobody answers a card here: the command finished only because the rule covered it.
-        await wait_for(lambda: len(results(app)) == 1 and not app.session.is_streaming, pilot, timeout=10)
+        await wait_for(lambda: len(results(app)) == 1 and not app.engine.is_streaming, pilot, timeout=10)
         assert app.approver.card is None
         await submit(pilot, "/permissions remove allow Bash(make build:*)")
         await wait_for(lambda: any("Removed allow rule" in n.message for n in app._notifications), pilot)

@@ -18,23 +18,23 @@ async def test_esc_restores_queued_messages_in_order_before_typed_text_and_abort
     async with app.run_test(size=(100, 30)) as pilot:
         await type_text(pilot, "start")
         await pilot.press("enter")
-        await wait_for(lambda: app.session.is_streaming, pilot)
+        await wait_for(lambda: app.engine.is_streaming, pilot)
         await type_text(pilot, "steer one")
         await pilot.press("enter")
         await type_text(pilot, "steer two")
         await pilot.press("enter")
         await type_text(pilot, "later please")
         await pilot.press("alt+enter")
-        await wait_for(lambda: len(app.session.queue().follow_up) == 1, pilot)
-        assert list(app.session.queue().steering) == ["steer one", "steer two"]
+        await wait_for(lambda: len(app.engine.queue().follow_up) == 1, pilot)
+        assert list(app.engine.queue().steering) == ["steer one", "steer two"]
         assert app.queue_panel.has_class("-active")
         assert "Steering: steer one" in str(app.queue_panel.render())
         await type_text(pilot, "half typed")
         await pilot.press("escape")
-        await wait_for(lambda: not app.session.is_streaming, pilot)
+        await wait_for(lambda: not app.engine.is_streaming, pilot)
         assert app.editor.text == "steer one\n\nsteer two\n\nlater please\n\nhalf typed"
-        assert list(app.session.queue().steering) == [] and list(app.session.queue().follow_up) == []
-        last = [m for m in app.session.messages() if isinstance(m, AssistantMessage)][-1]
+        assert list(app.engine.queue().steering) == [] and list(app.engine.queue().follow_up) == []
+        last = [m for m in app.engine.messages() if isinstance(m, AssistantMessage)][-1]
         assert last.stop_reason == "aborted"
         await pilot.pause(0.1)
         # Nothing queued ran after the abort, and the panel is empty again.
@@ -48,15 +48,15 @@ async def test_steering_is_delivered_before_follow_up(tmp_path: Path) -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         await type_text(pilot, "go")
         await pilot.press("enter")
-        await wait_for(lambda: app.session.is_streaming, pilot)
+        await wait_for(lambda: app.engine.is_streaming, pilot)
         await type_text(pilot, "follow this later")
         await pilot.press("alt+enter")
         await type_text(pilot, "change course")
         await pilot.press("enter")
-        await wait_for(lambda: len(app.session.queue().steering) == 1, pilot)
+        await wait_for(lambda: len(app.engine.queue().steering) == 1, pilot)
         panel = str(app.queue_panel.render())
         assert "Steering: change course" in panel and "Follow-up: follow this later" in panel
-        await wait_for(lambda: not app.session.is_streaming and len(user_texts(app)) == 3, pilot)
+        await wait_for(lambda: not app.engine.is_streaming and len(user_texts(app)) == 3, pilot)
         assert user_texts(app) == ["go", "change course", "follow this later"]
         shown = [w.text for w in app.conversation.query(UserMessageView)]
         assert shown == ["go", "change course", "follow this later"]
@@ -67,16 +67,16 @@ async def test_alt_up_puts_queue_back_in_editor(tmp_path: Path) -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         await type_text(pilot, "start")
         await pilot.press("enter")
-        await wait_for(lambda: app.session.is_streaming, pilot)
+        await wait_for(lambda: app.engine.is_streaming, pilot)
         await type_text(pilot, "a")
         await pilot.press("enter")
         await type_text(pilot, "b")
         await pilot.press("alt+enter")
-        await wait_for(lambda: len(app.session.queue().follow_up) == 1, pilot)
+        await wait_for(lambda: len(app.engine.queue().follow_up) == 1, pilot)
         await pilot.press("alt+up")
         assert app.editor.text == "a\n\nb"
-        assert app.session.is_streaming  # Alt+Up does not abort
-        await app.session.abort()
+        assert app.engine.is_streaming  # Alt+Up does not abort
+        await app.engine.abort()
 
 
 async def test_large_paste_is_collapsed_and_expanded_on_send(tmp_path: Path) -> None:
@@ -88,7 +88,7 @@ async def test_large_paste_is_collapsed_and_expanded_on_send(tmp_path: Path) -> 
         await pilot.pause()
         assert app.editor.text == "look: [paste #1 +120 lines]"
         await pilot.press("enter")
-        await wait_for(lambda: not app.session.is_streaming and len(user_texts(app)) == 1, pilot)
+        await wait_for(lambda: not app.engine.is_streaming and len(user_texts(app)) == 1, pilot)
         assert user_texts(app) == ["look: " + pasted]
         # A small paste goes in as it is.
         app.post_message(events.Paste("two\nlines"))
@@ -102,7 +102,7 @@ async def test_history_with_up_and_down(tmp_path: Path) -> None:
         for text in ("first", "second"):
             await type_text(pilot, text)
             await pilot.press("enter")
-            await wait_for(lambda: not app.session.is_streaming, pilot)
+            await wait_for(lambda: not app.engine.is_streaming, pilot)
         await pilot.press("up")
         assert app.editor.text == "second"
         await pilot.press("up")
@@ -126,18 +126,18 @@ async def test_name_and_new_commands(tmp_path: Path) -> None:
     async with app.run_test(size=(120, 30)) as pilot:
         await type_text(pilot, "hello")
         await pilot.press("enter")
-        await wait_for(lambda: not app.session.is_streaming and len(app.session.messages()) == 2, pilot)
+        await wait_for(lambda: not app.engine.is_streaming and len(app.engine.messages()) == 2, pilot)
         await type_text(pilot, "/name My work")
         await pilot.press("enter")
         await pilot.pause()
-        assert app.session.session_name == "My work"
+        assert app.engine.session_name == "My work"
         assert "My work" in str(app.footer.render())
-        old_id = app.session.session_id
+        old_id = app.engine.session_id
         await type_text(pilot, "/new")
         await pilot.press("enter")
-        await wait_for(lambda: app.session.session_id != old_id, pilot)
+        await wait_for(lambda: app.engine.session_id != old_id, pilot)
         await pilot.pause()
-        assert app.session.messages() == []
+        assert app.engine.messages() == []
         assert list(app.conversation.query(UserMessageView)) == []
 
 
@@ -146,13 +146,13 @@ async def test_session_command_shows_counts(tmp_path: Path) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await type_text(pilot, "hello")
         await pilot.press("enter")
-        await wait_for(lambda: not app.session.is_streaming and len(app.session.messages()) == 2, pilot)
+        await wait_for(lambda: not app.engine.is_streaming and len(app.engine.messages()) == 2, pilot)
         await type_text(pilot, "/session")
         await pilot.press("enter")
         await pilot.pause()
         note = list(app.conversation.query(NoteMessage))[-1].text
         assert "User: 1" in note and "Assistant: 1" in note and "Input: 100" in note
-        assert app.session.session_id in note
+        assert app.engine.session_id in note
 
 
 async def test_ctrl_c_clears_then_quits_and_ctrl_d_quits_on_empty(tmp_path: Path) -> None:
@@ -181,12 +181,12 @@ async def test_bash_commands_add_output_with_and_without_context(tmp_path: Path)
     async with app.run_test(size=(100, 30)) as pilot:
         await type_text(pilot, "!echo hello-bash")
         await pilot.press("enter")
-        await wait_for(lambda: any(isinstance(m, BashExecutionMessage) for m in app.session.messages()), pilot)
+        await wait_for(lambda: any(isinstance(m, BashExecutionMessage) for m in app.engine.messages()), pilot)
         await type_text(pilot, "!!echo secret")
         await pilot.press("enter")
-        await wait_for(lambda: len([m for m in app.session.messages() if isinstance(m, BashExecutionMessage)]) == 2, pilot)
+        await wait_for(lambda: len([m for m in app.engine.messages() if isinstance(m, BashExecutionMessage)]) == 2, pilot)
         await pilot.pause(0.1)
-        runs = [m for m in app.session.messages() if isinstance(m, BashExecutionMessage)]
+        runs = [m for m in app.engine.messages() if isinstance(m, BashExecutionMessage)]
         assert "hello-bash" in runs[0].output and not runs[0].exclude_from_context
         assert runs[1].exclude_from_context is True
         views = list(app.conversation.query(BashView))
@@ -198,7 +198,7 @@ async def test_provider_error_is_shown_and_app_keeps_running(tmp_path: Path) -> 
     async with app.run_test(size=(100, 30)) as pilot:
         await type_text(pilot, "hello")
         await pilot.press("enter")
-        await wait_for(lambda: not app.session.is_streaming and len(app.session.messages()) >= 2, pilot)
+        await wait_for(lambda: not app.engine.is_streaming and len(app.engine.messages()) >= 2, pilot)
         await pilot.pause()
         from atomic.tui.error_view import ProviderErrorView
 
@@ -242,10 +242,10 @@ async def test_at_completion_lists_files_respecting_gitignore(tmp_path: Path) ->
 async def test_thinking_level_cycles_with_f3(tmp_path: Path) -> None:
     app = make_app(tmp_path / "p")
     async with app.run_test(size=(100, 30)) as pilot:
-        before = app.session.thinking_level
+        before = app.engine.models.thinking_level
         await pilot.press("f3")
-        assert app.session.thinking_level != before
-        assert app.editor.has_class(f"level-{app.session.thinking_level}")
+        assert app.engine.models.thinking_level != before
+        assert app.editor.has_class(f"level-{app.engine.models.thinking_level}")
 
 
 async def test_guided_start_without_any_key(tmp_path: Path) -> None:
@@ -272,12 +272,12 @@ async def test_thinking_picker_changes_engine_level_and_esc_closes_modals(tmp_pa
         await pilot.press("enter")
         await pilot.pause()
         assert type(app.screen).__name__ == "ThinkingPickerScreen"
-        before = app.session.thinking_level
+        before = app.engine.models.thinking_level
         await pilot.press("down", "enter")
         await pilot.pause()
         assert len(app.screen_stack) == 1
-        assert app.session.thinking_level != before
-        assert app.editor.has_class(f"level-{app.session.thinking_level}")
+        assert app.engine.models.thinking_level != before
+        assert app.editor.has_class(f"level-{app.engine.models.thinking_level}")
         await pilot.press("ctrl+l")
         await pilot.pause()
         assert type(app.screen).__name__ == "ModelPickerScreen"
@@ -292,14 +292,14 @@ async def test_fork_puts_the_message_back_in_the_editor(tmp_path: Path) -> None:
         for text in ("first question", "second question"):
             await type_text(pilot, text)
             await pilot.press("enter")
-            await wait_for(lambda: not app.session.is_streaming, pilot)
-        old_id = app.session.session_id
+            await wait_for(lambda: not app.engine.is_streaming, pilot)
+        old_id = app.engine.session_id
         await type_text(pilot, "/fork")
         await pilot.press("enter")
         await pilot.pause()
         assert type(app.screen).__name__ == "ForkPickerScreen"
         await pilot.press("enter")
-        await wait_for(lambda: app.session.session_id != old_id, pilot)
+        await wait_for(lambda: app.engine.session_id != old_id, pilot)
         await pilot.pause(0.1)
         assert app.editor.text in ("first question", "second question")
 
@@ -313,7 +313,7 @@ async def test_initial_message_from_the_command_line_is_sent(tmp_path: Path) -> 
     options = SessionOptions(cwd=tmp_path / "p", scripted=ScriptedProvider([{"text": "hi"}]))
     app = AtomicApp(options, clock=lambda: 0.0, cursor_blink=False, initial_message="from argv")
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_for(lambda: user_texts(app) == ["from argv"] and not app.session.is_streaming, pilot)
+        await wait_for(lambda: user_texts(app) == ["from argv"] and not app.engine.is_streaming, pilot)
 
 
 async def test_the_exit_summary_says_how_to_resume(tmp_path: Path) -> None:
@@ -321,8 +321,8 @@ async def test_the_exit_summary_says_how_to_resume(tmp_path: Path) -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         await type_text(pilot, "hi")
         await pilot.press("enter")
-        await wait_for(lambda: not app.session.is_streaming and app.session.last_assistant_text() == "hello", pilot)
-        session_id = app.session.session_id
+        await wait_for(lambda: not app.engine.is_streaming and app.engine.last_assistant_text() == "hello", pilot)
+        session_id = app.engine.session_id
         await pilot.press("ctrl+d")
         await pilot.pause()
     assert app.exit_summary is not None
@@ -352,7 +352,7 @@ async def test_the_terminal_title_names_the_folder_and_the_state(tmp_path: Path)
         await pilot.press("enter")
         await wait_for(lambda: app.terminal_title == "atomic · calc · working", pilot)
         titles.append(app.terminal_title)
-        await wait_for(lambda: not app.session.is_streaming, pilot)
+        await wait_for(lambda: not app.engine.is_streaming, pilot)
         await pilot.pause(0.05)
         assert app.terminal_title == "atomic · calc"
     assert title_for(cwd, "waiting for approval") == "atomic · calc · waiting for approval"
@@ -370,7 +370,7 @@ async def test_a_large_paste_stays_collapsed_in_the_transcript(tmp_path: Path) -
         await pilot.pause()
         await type_text(pilot, " thanks")
         await pilot.press("enter")
-        await wait_for(lambda: not app.session.is_streaming and len(user_texts(app)) == 1, pilot)
+        await wait_for(lambda: not app.engine.is_streaming and len(user_texts(app)) == 1, pilot)
         assert user_texts(app) == ["look at this: " + pasted + " thanks"]  # the model gets all of it
         view = app.conversation.query_one(UserMessageView)
         shown = str(view.render())

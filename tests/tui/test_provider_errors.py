@@ -54,7 +54,7 @@ async def test_a_provider_error_is_short_and_the_raw_body_shows_on_expansion(tmp
     app = make_app(tmp_path / "p", [{"error": BAD_REQUEST, "kind": "fatal", "status": 400}])
     async with app.run_test(size=(100, 30)) as pilot:
         await send(pilot, "hi")
-        await wait_for(lambda: bool(error_views(app)) and not app.session.is_streaming, pilot)
+        await wait_for(lambda: bool(error_views(app)) and not app.engine.is_streaming, pilot)
         await pilot.pause()
         (view,) = error_views(app)
         summary = str(view._summary.render())
@@ -80,8 +80,8 @@ async def test_a_transient_error_recovers_without_any_key(tmp_path: Path, agent_
     app = make_app(tmp_path / "p", script)
     async with app.run_test(size=(100, 30)) as pilot:
         await send(pilot, "hi")
-        await wait_for(lambda: app.session.last_assistant_text() == "recovered reply", pilot)
-        await wait_for(lambda: not app.session.is_streaming, pilot)
+        await wait_for(lambda: app.engine.last_assistant_text() == "recovered reply", pilot)
+        await wait_for(lambda: not app.engine.is_streaming, pilot)
         await pilot.pause()
         (view,) = error_views(app)
         assert view.state == "recovered"
@@ -90,7 +90,7 @@ async def test_a_transient_error_recovers_without_any_key(tmp_path: Path, agent_
         assert not app.input_flow.retrying
         # The editor still takes the next message at once.
         await send(pilot, "next")
-        await wait_for(lambda: app.session.last_assistant_text() == "You said: next", pilot)
+        await wait_for(lambda: app.engine.last_assistant_text() == "You said: next", pilot)
 
 
 async def test_retry_countdown_is_visible_and_esc_cancels_it(tmp_path: Path, agent_dir: Path) -> None:
@@ -111,13 +111,13 @@ async def test_retry_countdown_is_visible_and_esc_cancels_it(tmp_path: Path, age
         (view,) = error_views(app)
         assert view.state == "retrying"
         await pilot.press("escape")
-        await wait_for(lambda: not app.session.is_streaming, pilot)
+        await wait_for(lambda: not app.engine.is_streaming, pilot)
         await pilot.pause()
         assert view.state == "cancelled"
         assert "Retry cancelled" in str(view._advice.render())
         assert not app.working.has_class("-active")
         await send(pilot, "again")
-        await wait_for(lambda: app.session.last_assistant_text() == "not used", pilot)
+        await wait_for(lambda: app.engine.last_assistant_text() == "not used", pilot)
 
 
 async def test_esc_aborts_the_retried_attempt_itself(tmp_path: Path, agent_dir: Path) -> None:
@@ -129,7 +129,7 @@ async def test_esc_aborts_the_retried_attempt_itself(tmp_path: Path, agent_dir: 
         await wait_for(lambda: any("slow" in b.text_so_far for b in app.conversation.query(AssistantText)), pilot)
         assert not app.input_flow.retrying
         await pilot.press("escape")
-        await wait_for(lambda: not app.session.is_streaming, pilot)
+        await wait_for(lambda: not app.engine.is_streaming, pilot)
 
 
 async def test_retries_that_all_fail_say_so(tmp_path: Path, agent_dir: Path) -> None:

@@ -13,7 +13,7 @@ from tests.tui.helpers import make_app, submit, user_texts, wait_for
 def idle_after(app: Any, replies: int) -> Any:
     from atomic.core.messages import AssistantMessage
 
-    return lambda: not app.session.is_streaming and sum(isinstance(m, AssistantMessage) for m in app.session.messages()) >= replies
+    return lambda: not app.engine.is_streaming and sum(isinstance(m, AssistantMessage) for m in app.engine.messages()) >= replies
 
 
 async def test_retry_sends_the_last_prompt_again(tmp_path: Path) -> None:

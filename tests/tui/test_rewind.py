@@ -24,9 +24,9 @@ SCRIPT = [
 async def two_prompts(pilot: Any) -> None:
     app = pilot.app
     for text in ("first prompt", "second prompt"):
-        wanted = len(app.session.messages()) + 4  # prompt, tool call, result, reply
+        wanted = len(app.engine.messages()) + 4  # prompt, tool call, result, reply
         await run_command(pilot, text)
-        await wait_for(lambda n=wanted: len(app.session.messages()) >= n and not app.session.is_streaming, pilot)
+        await wait_for(lambda n=wanted: len(app.engine.messages()) >= n and not app.engine.is_streaming, pilot)
 
 
 def notes(app: Any) -> list[str]:
@@ -62,7 +62,7 @@ async def test_rewind_code_only_restores_files_and_keeps_the_conversation(tmp_pa
     app = make_app(project, SCRIPT)
     async with app.run_test(size=(110, 34)) as pilot:
         await two_prompts(pilot)
-        messages = len(app.session.messages())
+        messages = len(app.engine.messages())
         picker = await open_screen(pilot, "/rewind", "RewindScreen")
         labels = [str(o.prompt) for o in picker.query_one(OptionList).options]
         assert "first prompt" in labels[0] and "1 file changed" in labels[0]
@@ -77,7 +77,7 @@ async def test_rewind_code_only_restores_files_and_keeps_the_conversation(tmp_pa
         await closed(pilot, choice)
         await wait_for(lambda: (project / "a.txt").read_text() == "zero\n", pilot)
         assert not (project / "b.txt").exists()
-        assert len(app.session.messages()) == messages
+        assert len(app.engine.messages()) == messages
         await wait_for(lambda: any("Restored 2 files" in n for n in notes(app)), pilot)
         assert any("/rewind undo" in n for n in notes(app))
 
@@ -95,14 +95,14 @@ async def test_rewind_code_and_conversation_and_conversation_only(tmp_path: Path
         await pick(pilot, "conversation")
         await wait_for(lambda: app.editor.text == "second prompt", pilot)
         assert (project / "a.txt").read_text() == "two\n"
-        assert [m.role for m in app.session.messages()].count("user") == 1
+        assert [m.role for m in app.engine.messages()].count("user") == 1
 
         app.editor.clear_all()
         await rewind_to_newest(pilot, app)  # now the first prompt is the newest on the branch
         await pick(pilot, "both")
         await wait_for(lambda: app.editor.text == "first prompt", pilot)
         assert (project / "a.txt").read_text() == "zero\n"
-        assert app.session.messages() == []
+        assert app.engine.messages() == []
 
 
 async def test_undo_restores_the_last_prompts_files_and_puts_it_back_in_the_editor(tmp_path: Path) -> None:
@@ -149,11 +149,11 @@ async def test_fork_offers_to_restore_files_and_can_keep_them(tmp_path: Path) ->
     app = make_app(project, SCRIPT)
     async with app.run_test(size=(110, 34)) as pilot:
         await two_prompts(pilot)
-        old = app.session.session_file
+        old = app.engine.session_file
         screen = await open_screen(pilot, "/fork", "ForkPickerScreen")
         await pilot.press("enter")  # the newest message
         await closed(pilot, screen)
         await wait_for(lambda: type(app.screen).__name__ == "RestoreChoiceScreen", pilot)
         await pick(pilot, "conversation")
-        await wait_for(lambda: app.session.session_file != old, pilot)
+        await wait_for(lambda: app.engine.session_file != old, pilot)
         assert (project / "a.txt").read_text() == "two\n"

@@ -27,7 +27,7 @@ async def test_the_footer_says_when_the_sandbox_is_off_or_read_only(tmp_path: Pa
     app = make_app(tmp_path / "p", sandbox_mode="off")
     async with app.run_test(size=(120, 30)) as pilot:
         await wait_for(lambda: "sandbox off" in str(app.footer.render()), pilot)
-        app.session.set_sandbox_mode("read-only")
+        app.engine.set_sandbox_mode("read-only")
         app.after_state_change()
         await pilot.pause()
         assert "sandbox read-only" in str(app.footer.render())

@@ -39,7 +39,7 @@ async def send(pilot: Any, text: str, count: int) -> None:
     app = pilot.app
     await type_text(pilot, text)
     await pilot.press("enter")
-    await wait_for(lambda: len(app.session.messages()) >= count and not app.session.is_streaming, pilot)
+    await wait_for(lambda: len(app.engine.messages()) >= count and not app.engine.is_streaming, pilot)
     await pilot.pause(0.2)
 
 
@@ -120,7 +120,7 @@ async def test_copy_command_and_code_key_write_osc52(tmp_path: Path) -> None:
         await type_text(pilot, "/copy")
         await pilot.press("enter")
         await wait_for(lambda: bool(copied(written)), pilot)
-        assert copied(written) == [app.session.last_assistant_text()]
+        assert copied(written) == [app.engine.last_assistant_text()]
         await pilot.press("alt+y")
         assert copied(written)[-1] == "def add(a, b):\n    return a + b"
 
@@ -151,7 +151,7 @@ async def test_ctrl_y_copies_the_last_reply_and_alt_y_its_code_block(tmp_path: P
         clipboard = clipboard_of(app)
         await type_text(pilot, "code please")
         await pilot.press("enter")
-        await wait_for(lambda: app.session.last_assistant_text() == REPLY_WITH_CODE, pilot)
+        await wait_for(lambda: app.engine.last_assistant_text() == REPLY_WITH_CODE, pilot)
         await pilot.press("ctrl+y")
         await wait_for(lambda: len(clipboard) == 1, pilot)
         await pilot.press("alt+y")

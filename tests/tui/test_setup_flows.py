@@ -47,11 +47,11 @@ async def test_login_selects_the_providers_default_model_at_once(tmp_path: Path,
     app = no_key_app(tmp_path / "p")
     async with app.run_test(size=(110, 36)) as pilot:
         await pilot.pause()
-        assert app.session.model is None and notes(app, "guide")
+        assert app.engine.models.model is None and notes(app, "guide")
         await login(pilot, "anthropic", "sk-ant-test")
-        model = app.session.model
+        model = app.engine.models.model
         assert model is not None and (model.provider, model.id) == ("anthropic", "claude-opus-4-7")
-        behind(app).ensure_can_prompt()  # the next message goes out instead of the red welcome text
+        behind(app).models.ensure_can_prompt()  # the next message goes out instead of the red welcome text
         assert not notes(app, "guide")
         (said,) = [n for n in notes(app) if n.text.startswith("Logged in")]
         assert "Using" in said.text and "anthropic/claude-opus-4-7" in said.text
@@ -83,7 +83,7 @@ async def test_logout_when_another_provider_has_a_key(tmp_path: Path) -> None:
         await pilot.pause()
         await login(pilot, "openai", "sk-openai-test")
         await login(pilot, "anthropic", "sk-ant-test")
-        assert app.session.model.provider == "anthropic"
+        assert app.engine.models.model.provider == "anthropic"
         await run_command(pilot, "/logout")
         await wait_for(lambda: type(app.screen).__name__ == "LoginScreen", pilot)
         await pilot.press(*"anthropic", "enter")
@@ -97,10 +97,10 @@ async def test_f3_cycles_only_the_thinking_level_and_saves_it(tmp_path: Path, ag
     app = make_app(tmp_path / "p")
     async with app.run_test(size=(100, 30)) as pilot:
         await type_text(pilot, "draft")
-        assert app.session.thinking_level == "medium"
+        assert app.engine.models.thinking_level == "medium"
         await pilot.press("f3")
         await pilot.pause()
-        assert app.session.thinking_level == "high"
+        assert app.engine.models.thinking_level == "high"
         assert app.editor.has_focus and app.editor.text == "draft"
         settings = json.loads((agent_dir / "settings.json").read_text())
         assert settings["defaultThinkingLevel"] == "high"
@@ -108,7 +108,7 @@ async def test_f3_cycles_only_the_thinking_level_and_saves_it(tmp_path: Path, ag
     again = make_app(tmp_path / "p")
     async with again.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
-        assert again.session.thinking_level == "high"
+        assert again.engine.models.thinking_level == "high"
 
 
 async def test_shift_tab_before_the_engine_is_ready_keeps_the_focus(tmp_path: Path) -> None:
@@ -130,15 +130,15 @@ async def test_compact_reports_progress_then_what_was_removed(tmp_path: Path) ->
         for i in range(3):
             await type_text(pilot, f"question {i}\n{LONG}")
             await pilot.press("enter")
-            await wait_for(lambda i=i: app.session.last_assistant_text() == f"answer {i}", pilot)
-            await wait_for(lambda: not app.session.is_streaming, pilot)
+            await wait_for(lambda i=i: app.engine.last_assistant_text() == f"answer {i}", pilot)
+            await wait_for(lambda: not app.engine.is_streaming, pilot)
         await run_command(pilot, "/compact")
-        await wait_for(lambda: app.session.is_compacting, pilot)
+        await wait_for(lambda: app.engine.is_compacting, pilot)
         (progress,) = [n for n in notes(app) if n.text.startswith("⟳")]
         assert progress.text.startswith("⟳ Compacting the context (")
         assert "messages" in progress.text
         assert "Compacting context…" in str(app.working.render())
-        await wait_for(lambda: not app.session.is_compacting, pilot)
+        await wait_for(lambda: not app.engine.is_compacting, pilot)
         await pilot.pause()
         # The same line now says what came of it.
         assert progress.is_attached and progress.text.startswith("✓ Context compacted: removed 19 of ")
@@ -152,8 +152,8 @@ async def test_compact_failure_is_reported_once(tmp_path: Path) -> None:
     async with app.run_test(size=(110, 30)) as pilot:
         await type_text(pilot, "hello")
         await pilot.press("enter")
-        await wait_for(lambda: app.session.last_assistant_text() == "an answer", pilot)
-        await wait_for(lambda: not app.session.is_streaming, pilot)
+        await wait_for(lambda: app.engine.last_assistant_text() == "an answer", pilot)
+        await wait_for(lambda: not app.engine.is_streaming, pilot)
         await run_command(pilot, "/compact")
         await wait_for(lambda: bool(notes(app, "error")), pilot)
         await pilot.pause(0.2)
@@ -166,8 +166,8 @@ async def test_export_reports_the_path_written(tmp_path: Path) -> None:
     async with app.run_test(size=(110, 30)) as pilot:
         await type_text(pilot, "hello")
         await pilot.press("enter")
-        await wait_for(lambda: app.session.last_assistant_text() == "an answer", pilot)
-        await wait_for(lambda: not app.session.is_streaming, pilot)
+        await wait_for(lambda: app.engine.last_assistant_text() == "an answer", pilot)
+        await wait_for(lambda: not app.engine.is_streaming, pilot)
         target = tmp_path / "out" / "talk.html"
         await run_command(pilot, f"/export {target}")
         await wait_for(lambda: any(n.text.startswith("✓ Exported") for n in notes(app)), pilot)
@@ -200,14 +200,14 @@ async def test_scripted_provider_without_a_script_shows_a_real_turn(
     async with app.run_test(size=(110, 50)) as pilot:
         await type_text(pilot, "what is this project?")
         await pilot.press("enter")
-        await wait_for(lambda: (app.session.last_assistant_text() or "").startswith("## What just happened"), pilot, 20)
-        await wait_for(lambda: not app.session.is_streaming, pilot)
+        await wait_for(lambda: (app.engine.last_assistant_text() or "").startswith("## What just happened"), pilot, 20)
+        await wait_for(lambda: not app.engine.is_streaming, pilot)
         await pilot.pause()
         bash, read = app.conversation.query(ToolCard)
         assert bash.tool_name == "bash" and bash.status == "done" and str(project) in bash.output
         assert "README.md" in bash.output and "src/" in bash.output
         assert read.tool_name == "read" and read.args["path"] == "README.md" and read.status == "done"
-        answer = app.session.last_assistant_text() or ""
+        answer = app.engine.last_assistant_text() or ""
         assert "```markdown\n# Demo project" in answer and "/login" in answer
         assert "You said" not in answer.splitlines()[0]
         assert "SECRET" not in answer
@@ -223,12 +223,12 @@ async def test_a_compaction_retry_counts_down_and_esc_cancels_it(tmp_path: Path,
         for i in range(3):
             await type_text(pilot, f"question {i}\n{LONG}")
             await pilot.press("enter")
-            await wait_for(lambda i=i: app.session.last_assistant_text() == f"answer {i}", pilot)
-            await wait_for(lambda: not app.session.is_streaming, pilot)
+            await wait_for(lambda i=i: app.engine.last_assistant_text() == f"answer {i}", pilot)
+            await wait_for(lambda: not app.engine.is_streaming, pilot)
         await run_command(pilot, "/compact")
         await wait_for(lambda: "Compaction: retrying in 30s (1/3)" in str(app.working.render()), pilot)
         await pilot.press("escape")
-        await wait_for(lambda: not app.session.is_compacting, pilot)
+        await wait_for(lambda: not app.engine.is_compacting, pilot)
         await pilot.pause()
         (line,) = [n for n in notes(app) if n.text.startswith(("⟳", "Compaction"))]
         assert line.text == "Compaction cancelled: the context is unchanged." and line.kind == "warning"

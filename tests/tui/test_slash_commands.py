@@ -41,9 +41,9 @@ async def closed(pilot: Any, screen: ModalScreen[Any]) -> None:
 async def say(pilot: Any, *texts: str) -> None:
     app: AtomicApp = pilot.app
     for text in texts:
-        wanted = len(app.session.messages()) + 2  # the prompt and the reply
+        wanted = len(app.engine.messages()) + 2  # the prompt and the reply
         await run_command(pilot, text)
-        await wait_for(lambda n=wanted: len(app.session.messages()) >= n and not app.session.is_streaming, pilot)
+        await wait_for(lambda n=wanted: len(app.engine.messages()) >= n and not app.engine.is_streaming, pilot)
 
 
 def test_each_command_is_declared_once_and_names_a_real_screen() -> None:
@@ -78,7 +78,7 @@ async def test_model_choice_switches_and_becomes_the_default(tmp_path: Path, age
         screen = await open_screen(pilot, "/model", "ModelPickerScreen")
         await pilot.press(*"beta", "enter")
         await closed(pilot, screen)
-        assert app.session.model.key == "localai/beta-thinker"
+        assert app.engine.models.model.key == "localai/beta-thinker"
         assert "beta-thinker" in str(app.footer.render())
     settings = json.loads((agent_dir / "settings.json").read_text())
     assert (settings["defaultProvider"], settings["defaultModel"]) == ("localai", "beta-thinker")
@@ -91,7 +91,7 @@ async def test_escape_leaves_the_model_unchanged(tmp_path: Path) -> None:
         screen = await open_screen(pilot, "/model", "ModelPickerScreen")
         await pilot.press("down", "escape")
         await closed(pilot, screen)
-        assert app.session.model.key == "scripted/scripted-model"
+        assert app.engine.models.model.key == "scripted/scripted-model"
 
 
 async def test_thinking_choice_is_set_and_saved(tmp_path: Path, agent_dir: Path) -> None:
@@ -100,7 +100,7 @@ async def test_thinking_choice_is_set_and_saved(tmp_path: Path, agent_dir: Path)
         screen = await open_screen(pilot, "/thinking", "ThinkingPickerScreen")
         await pilot.press("down", "enter")
         await closed(pilot, screen)
-        assert app.session.thinking_level == "high"
+        assert app.engine.models.thinking_level == "high"
     assert json.loads((agent_dir / "settings.json").read_text())["defaultThinkingLevel"] == "high"
 
 
@@ -108,14 +108,14 @@ async def test_fork_choice_forks_and_puts_the_text_in_the_editor(tmp_path: Path)
     app = make_app(tmp_path / "p", [{"text": "a"}, {"text": "b"}])
     async with app.run_test(size=(100, 30)) as pilot:
         await say(pilot, "first question", "second question")
-        old_path = app.session.session_file
+        old_path = app.engine.session_file
         screen = await open_screen(pilot, "/fork", "ForkPickerScreen")
         await pilot.press(*"first", "enter")
         await closed(pilot, screen)
         await wait_for(lambda: app.editor.text == "first question", pilot)
-        assert app.session.session_file != old_path
+        assert app.engine.session_file != old_path
         # The new session stops just before the chosen message: nothing from the conversation is left.
-        assert app.session.fork_messages() == []
+        assert app.engine.sessions.fork_messages() == []
 
 
 async def test_tree_choice_moves_the_leaf_and_returns_the_user_text(tmp_path: Path) -> None:
@@ -132,22 +132,22 @@ async def test_tree_choice_moves_the_leaf_and_returns_the_user_text(tmp_path: Pa
         await closed(pilot, screen)
         await wait_for(lambda: app.editor.text == "one", pilot)
         # Continuing from a user message puts the leaf on its parent, so resending makes a branch.
-        assert app.session.tree().leaf_id == user_entry.parent_id
+        assert app.engine.sessions.tree().leaf_id == user_entry.parent_id
 
 
 async def test_resume_choice_switches_the_session(tmp_path: Path) -> None:
     app = make_app(tmp_path / "p", [{"text": "a"}, {"text": "b"}])
     async with app.run_test(size=(110, 30)) as pilot:
         await say(pilot, "hello from the older session")
-        older = app.session.session_file
+        older = app.engine.session_file
         await run_command(pilot, "/new")
-        await wait_for(lambda: app.session.session_file != older, pilot)
+        await wait_for(lambda: app.engine.session_file != older, pilot)
         await say(pilot, "the newer session")
         screen = await open_screen(pilot, "/resume", "SessionPickerScreen")
         await pilot.press(*"older", "enter")
         await closed(pilot, screen)
-        await wait_for(lambda: app.session.session_file == older, pilot)
-        assert app.session.fork_messages()[0].text == "hello from the older session"
+        await wait_for(lambda: app.engine.session_file == older, pilot)
+        assert app.engine.sessions.fork_messages()[0].text == "hello from the older session"
 
 
 async def test_login_choice_stores_the_key_privately(tmp_path: Path, agent_dir: Path) -> None:

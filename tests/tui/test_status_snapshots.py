@@ -41,7 +41,7 @@ def _error_app() -> AtomicApp:
 async def _fail(pilot: Any) -> None:
     app: AtomicApp = pilot.app
     await send(pilot, "hello")
-    await wait_for(lambda: len(app.session.messages()) >= 2 and not app.session.is_streaming, pilot)
+    await wait_for(lambda: len(app.engine.messages()) >= 2 and not app.engine.is_streaming, pilot)
     await pilot.pause(0.2)
 
 
@@ -70,8 +70,8 @@ async def _history(pilot: Any, answers: int) -> None:
     app: AtomicApp = pilot.app
     for i in range(answers):
         await send(pilot, f"question {i}\n{LONG}")
-        await wait_for(lambda i=i: app.session.last_assistant_text() == f"answer {i}", pilot)
-        await wait_for(lambda: not app.session.is_streaming, pilot)
+        await wait_for(lambda i=i: app.engine.last_assistant_text() == f"answer {i}", pilot)
+        await wait_for(lambda: not app.engine.is_streaming, pilot)
 
 
 def _compaction_app(planner: dict[str, Any]) -> AtomicApp:
@@ -84,7 +84,7 @@ def test_compaction_in_progress(snap_compare: Any) -> None:
         app: AtomicApp = pilot.app
         await _history(pilot, 3)
         await send(pilot, "/compact")
-        await wait_for(lambda: app.session.is_compacting, pilot)
+        await wait_for(lambda: app.engine.is_compacting, pilot)
         await pilot.pause(0.2)
 
     app = _compaction_app({"text": "2,", "hang": True})

@@ -38,7 +38,7 @@ async def test_children_show_as_task_cards_not_as_messages(tmp_path: Path) -> No
     app = make_app(tmp_path / "project", script)
     async with app.run_test(size=(100, 30)) as pilot:
         await submit(pilot, "look around")
-        await wait_for(lambda: app.session.last_assistant_text() == "parent done", pilot)
+        await wait_for(lambda: app.engine.last_assistant_text() == "parent done", pilot)
         await pilot.pause(0.2)
         [card] = cards(app)
         assert "explore · survey part 1" in str(card._header_content())
@@ -52,8 +52,8 @@ async def test_three_children_are_live_at_once(tmp_path: Path) -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         await submit(pilot, "split the work")
         await wait_for(lambda: len(cards(app)) == 3 and all("working" in c.output for c in cards(app)), pilot)
-        assert app.session.is_streaming
-        await app.session.abort()
+        assert app.engine.is_streaming
+        await app.engine.abort()
 
 
 def test_three_subagents_snapshot(snap_compare: Any) -> None:

@@ -41,12 +41,12 @@ async def test_the_panel_comes_back_when_the_session_is_resumed(tmp_path: Path) 
     first = make_app(tmp_path / "project", SCRIPT, session_dir=str(tmp_path / "sessions"))
     async with first.run_test(size=(100, 30)) as pilot:
         await submit(pilot, "fix the bug")
-        await wait_for(lambda: first.todo_panel.has_class("-active") and not first.session.is_streaming, pilot)
-        session_file = first.session.state().session_file
+        await wait_for(lambda: first.todo_panel.has_class("-active") and not first.engine.is_streaming, pilot)
+        session_file = first.engine.state().session_file
     assert session_file is not None
     again = make_app(tmp_path / "project", [], session=str(session_file), session_dir=str(tmp_path / "sessions"))
     async with again.run_test(size=(100, 30)) as pilot:
-        await wait_for(lambda: again.session is not None and again.todo_panel.has_class("-active"), pilot)
+        await wait_for(lambda: again.engine is not None and again.todo_panel.has_class("-active"), pilot)
         assert "fix the parser" in panel_text(again)
 
 
@@ -54,7 +54,7 @@ def test_todo_panel_snapshot(snap_compare: Any, tmp_path: Path) -> None:
     async def run_before(pilot: Any) -> None:
         app: AtomicApp = pilot.app
         await submit(pilot, "fix the bug")
-        await wait_for(lambda: app.todo_panel.has_class("-active") and not app.session.is_streaming, pilot)
+        await wait_for(lambda: app.todo_panel.has_class("-active") and not app.engine.is_streaming, pilot)
         await pilot.pause(0.2)
 
     app = make_app(Path(os.environ["HOME"]) / "project", SCRIPT)

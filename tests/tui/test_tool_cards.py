@@ -26,11 +26,11 @@ def text_of(widget: Any) -> str:
 
 async def run_prompt(pilot: Any, text: str = "go") -> None:
     app: AtomicApp = pilot.app
-    before = len(app.session.messages())
+    before = len(app.engine.messages())
     await type_text(pilot, text)
     await pilot.press("enter")
     # The user message, the assistant's call, the tool result and the final answer (at least).
-    await wait_for(lambda: len(app.session.messages()) >= before + 4 and not app.session.is_streaming, pilot, 15)
+    await wait_for(lambda: len(app.engine.messages()) >= before + 4 and not app.engine.is_streaming, pilot, 15)
     await pilot.pause()
 
 
@@ -85,7 +85,7 @@ async def test_esc_aborts_bash_and_the_output_so_far_stays_marked_aborted(tmp_pa
         await pilot.press("escape")
         card = cards(app)[0]
         await wait_for(lambda: card.status == "aborted", pilot, timeout=10)
-        await wait_for(lambda: not app.session.is_streaming, pilot)
+        await wait_for(lambda: not app.engine.is_streaming, pilot)
         await pilot.pause()
         assert card.has_class("-aborted")
         assert "aborted" in text_of(card._header)
@@ -205,7 +205,7 @@ async def test_a_call_id_reused_in_a_later_turn_gets_its_own_card(tmp_path: Path
         assert "echo second turn" in text_of(second._header) and text_of(second._preview) == "second turn"
         # The same holds when the session is shown again from its file (resume, /tree, ...).
         app.renderer.conversation.clear()
-        app.renderer.render_history(app.session.messages())
+        app.renderer.render_history(app.engine.messages())
         await pilot.pause()
         first, second = cards(app)
         assert text_of(first._preview) == "first turn" and text_of(second._preview) == "second turn"
@@ -217,7 +217,7 @@ async def test_ctrl_o_expands_and_collapses_tool_output(tmp_path: Path) -> None:
     async with app.run_test(size=(100, 40)) as pilot:
         await type_text(pilot, "go")
         await pilot.press("enter")
-        await wait_for(lambda: not app.session.is_streaming and bool(app.conversation.query(ToolCard)), pilot)
+        await wait_for(lambda: not app.engine.is_streaming and bool(app.conversation.query(ToolCard)), pilot)
         await pilot.pause()
         card = app.conversation.query_one(ToolCard)
         collapsed_height = card.outer_size.height
@@ -235,11 +235,11 @@ async def test_ctrl_o_expands_and_collapses_tool_output(tmp_path: Path) -> None:
 
 
 def test_tool_output_with_ansi_colours_keeps_them_as_styles() -> None:
-    """For tools whose results carry colour codes (MCP and extension tools; bash output is cleaned by the
-    engine before anyone sees it)."""
-    from atomic.tui.tool_format import output_content
+    """For tools whose results carry colour codes (MCP and extension tools; bash colours come separately,
+    as the events' display text)."""
+    from atomic.tui.ansi_output import coloured_content
 
-    shown = output_content("\x1b[31mFAILED\x1b[0m test_parser\n\x1b[1;32mPASSED\x1b[0m test_cache\x1b]0;title\x07")
+    shown = coloured_content("\x1b[31mFAILED\x1b[0m test_parser\n\x1b[1;32mPASSED\x1b[0m test_cache\x1b]0;title\x07")
     assert shown.plain == "FAILED test_parser\nPASSED test_cache"
     assert [(span.start, span.end) for span in shown.spans] == [(0, 6), (19, 25)]
-    assert output_content("plain [not markup]").plain == "plain [not markup]"
+    assert coloured_content("plain [not markup]").plain == "plain [not markup]"

@@ -18,7 +18,7 @@ async def long_transcript(pilot: Any) -> None:
     app = pilot.app
     await type_text(pilot, "tell me a lot")
     await pilot.press("enter")
-    await wait_for(lambda: len(app.session.messages()) == 2 and not app.session.is_streaming, pilot)
+    await wait_for(lambda: len(app.engine.messages()) == 2 and not app.engine.is_streaming, pilot)
     await pilot.pause(0.2)
     assert app.conversation.max_scroll_y > 20
 
@@ -55,14 +55,14 @@ async def test_sending_while_scrolled_up_jumps_to_the_bottom_and_follows(tmp_pat
         assert conversation.scroll_y == 0
         await type_text(pilot, "and more")
         await pilot.press("enter")
-        await wait_for(lambda: app.session.is_streaming, pilot)
+        await wait_for(lambda: app.engine.is_streaming, pilot)
         at_bottom: list[bool] = []
-        while app.session.is_streaming:
+        while app.engine.is_streaming:
             await pilot.pause(0.05)
             at_bottom.append(conversation.scroll_y >= conversation.max_scroll_y - 1)
         await pilot.pause(0.2)
         assert len(at_bottom) > 3 and all(at_bottom)
-        assert isinstance(app.session.messages()[-1], AssistantMessage)
+        assert isinstance(app.engine.messages()[-1], AssistantMessage)
         assert conversation.scroll_y == conversation.max_scroll_y
         # The end of the reply is on screen.
         assert "Line 39 of the answer." in conversation.children[-1].get_selection(_all())[0]
@@ -84,7 +84,7 @@ async def test_the_view_follows_a_first_reply_that_outgrows_the_screen(tmp_path:
         await pilot.pause(0.2)
         conversation = app.conversation
         assert conversation.scroll_y >= conversation.max_scroll_y - 8  # following while it streams
-        await wait_for(lambda: not app.session.is_streaming, pilot)
+        await wait_for(lambda: not app.engine.is_streaming, pilot)
         await pilot.pause(0.2)
         assert conversation.scroll_y == conversation.max_scroll_y
         # Scrolled up by the user, the view stays where it was while more arrives.

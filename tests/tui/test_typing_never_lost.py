@@ -26,7 +26,7 @@ async def test_click_in_transcript_keeps_typing_in_the_editor(tmp_path: Path) ->
     async with app.run_test(size=(80, 24)) as pilot:
         await type_text(pilot, "hello")
         await pilot.press("enter")
-        await wait_for(lambda: len(app.session.messages()) == 2 and not app.session.is_streaming, pilot)
+        await wait_for(lambda: len(app.engine.messages()) == 2 and not app.engine.is_streaming, pilot)
         await pilot.pause(0.1)
         for offset in ((3, 1), (20, 5), (60, 10)):
             await pilot.click("#conversation", offset=offset)
@@ -63,17 +63,17 @@ async def test_alt_enter_sent_as_esc_then_enter_queues_a_follow_up(tmp_path: Pat
     async with app.run_test(size=(100, 30)) as pilot:
         terminal = Terminal(app)
         terminal.write("start\r")
-        await wait_for(lambda: app.session.is_streaming, pilot)
+        await wait_for(lambda: app.engine.is_streaming, pilot)
         # xterm, GNOME Terminal, tmux, Windows Terminal … send Alt+Enter as ESC CR in one write.
         terminal.write("later please\x1b\r")
-        await wait_for(lambda: len(app.session.queue().follow_up) == 1, pilot)
-        assert list(app.session.queue().follow_up) == ["later please"]
-        assert list(app.session.queue().steering) == []
-        assert app.session.is_streaming  # not aborted by the ESC
+        await wait_for(lambda: len(app.engine.queue().follow_up) == 1, pilot)
+        assert list(app.engine.queue().follow_up) == ["later please"]
+        assert list(app.engine.queue().steering) == []
+        assert app.engine.is_streaming  # not aborted by the ESC
         # Enter alone still steers.
         terminal.write("now this\r")
-        await wait_for(lambda: len(app.session.queue().steering) == 1, pilot)
-        assert list(app.session.queue().steering) == ["now this"]
+        await wait_for(lambda: len(app.engine.queue().steering) == 1, pilot)
+        assert list(app.engine.queue().steering) == ["now this"]
 
 
 async def test_esc_alone_from_the_terminal_still_interrupts(tmp_path: Path) -> None:
@@ -81,12 +81,12 @@ async def test_esc_alone_from_the_terminal_still_interrupts(tmp_path: Path) -> N
     async with app.run_test(size=(100, 30)) as pilot:
         terminal = Terminal(app)
         terminal.write("start\r")
-        await wait_for(lambda: app.session.is_streaming, pilot)
+        await wait_for(lambda: app.engine.is_streaming, pilot)
         terminal.write("\x1b")
         await pilot.pause(0.15)  # longer than ESCDELAY: the parser gives up waiting for more bytes
         terminal.tick()
-        await wait_for(lambda: not app.session.is_streaming, pilot)
-        assert app.session.messages()[-1].stop_reason == "aborted"
+        await wait_for(lambda: not app.engine.is_streaming, pilot)
+        assert app.engine.messages()[-1].stop_reason == "aborted"
 
 
 async def test_kitty_alt_enter_shift_enter_and_ctrl_j(tmp_path: Path) -> None:
@@ -98,10 +98,10 @@ async def test_kitty_alt_enter_shift_enter_and_ctrl_j(tmp_path: Path) -> None:
         await wait_for(lambda: app.editor.text == "a\nb\nc", pilot)
         assert user_texts(app) == []
         terminal.write("\r")
-        await wait_for(lambda: app.session.is_streaming, pilot)
+        await wait_for(lambda: app.engine.is_streaming, pilot)
         terminal.write("queued\x1b[13;3u")  # kitty alt+enter
-        await wait_for(lambda: len(app.session.queue().follow_up) == 1, pilot)
-        assert list(app.session.queue().follow_up) == ["queued"]
+        await wait_for(lambda: len(app.engine.queue().follow_up) == 1, pilot)
+        assert list(app.engine.queue().follow_up) == ["queued"]
 
 
 async def test_keys_typed_right_after_enter_belong_to_the_next_message(tmp_path: Path) -> None:
@@ -136,10 +136,10 @@ async def test_enter_while_the_engine_is_starting_sends_once_ready(tmp_path: Pat
     app = _SlowStartApp(SessionOptions(cwd=cwd, scripted=ScriptedProvider([{"text": "ready"}])))
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("e", "a", "r", "l", "y", "enter", "n", "e", "x", "t")
-        assert app.session is None
+        assert app.engine is None
         assert app.editor.text == "next"
         app.engine_gate.set()
-        await wait_for(lambda: app.session is not None and user_texts(app) == ["early"], pilot)
+        await wait_for(lambda: app.engine is not None and user_texts(app) == ["early"], pilot)
         assert app.editor.text == "next"
 
 
@@ -163,11 +163,11 @@ async def test_keys_are_echoed_while_a_slow_first_prompt_starts(tmp_path: Path) 
     async with app.run_test(size=(100, 30)) as pilot:
         await type_text(pilot, "go")
         await pilot.press("enter")
-        await wait_for(lambda: app.session.is_streaming, pilot)
+        await wait_for(lambda: app.engine.is_streaming, pilot)
         await asyncio.wait_for(pilot.press("a", "b", "c"), timeout=10)
         assert app.editor.text == "abc"
         provider.gate.set()
-        await wait_for(lambda: not app.session.is_streaming, pilot)
+        await wait_for(lambda: not app.engine.is_streaming, pilot)
         assert app.editor.text == "abc"
 
 
@@ -195,7 +195,7 @@ async def test_keys_are_echoed_while_an_input_hook_holds_the_prompt(tmp_path: Pa
             gate.set()  # let the app finish whatever happened
         assert typed == "xy"  # the app's loop was not waiting on the engine
         gate.set()
-        await wait_for(lambda: user_texts(app) == ["go"] and not app.session.is_streaming, pilot)
+        await wait_for(lambda: user_texts(app) == ["go"] and not app.engine.is_streaming, pilot)
 
 
 def test_a_turn_in_the_tui_imports_no_provider_sdk(tmp_path: Path) -> None:
@@ -211,7 +211,7 @@ def test_a_turn_in_the_tui_imports_no_provider_sdk(tmp_path: Path) -> None:
             async with app.run_test(size=(80, 24)) as pilot:
                 app.editor.insert("hello")
                 await pilot.press("enter")
-                await wait_for(lambda: len(app.session.messages()) == 2 and not app.session.is_streaming, pilot)
+                await wait_for(lambda: len(app.engine.messages()) == 2 and not app.engine.is_streaming, pilot)
             loaded = sorted(m for m in ("anthropic", "openai") if m in sys.modules)
             print("LOADED", loaded)
 
@@ -230,7 +230,7 @@ async def test_modal_screens_show_over_the_dimmed_conversation(tmp_path: Path) -
     async with app.run_test(size=(100, 30)) as pilot:
         await type_text(pilot, "hi")
         await pilot.press("enter")
-        await wait_for(lambda: len(app.session.messages()) == 2, pilot)
+        await wait_for(lambda: len(app.engine.messages()) == 2, pilot)
         for command in ("/model", "/settings", "/resume", "/tree", "/thinking", "/hotkeys"):
             await type_text(pilot, command)
             await pilot.press("enter")

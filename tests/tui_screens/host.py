@@ -67,7 +67,7 @@ class HostApp(App[None]):
         self.make_screen = make_screen
         self.script = script or []
         self.prepare = prepare
-        self.session: Engine | None = None
+        self.engine: Engine | None = None
         self.results: list[object] = []  # what each screen dismissed with
 
     def compose(self) -> ComposeResult:
@@ -75,12 +75,12 @@ class HostApp(App[None]):
 
     async def on_mount(self) -> None:
         self.theme = "textual-dark"
-        self.session = await open_engine(SessionOptions(cwd=self.cwd, scripted=ScriptedProvider(self.script)))
+        self.engine = await open_engine(SessionOptions(cwd=self.cwd, scripted=ScriptedProvider(self.script)))
         if self.prepare is not None:
-            result = self.prepare(self.session)
+            result = self.prepare(self.engine)
             if hasattr(result, "__await__"):
                 await result
-        self.push_screen(self.make_screen(self.session), callback=self.results.append)
+        self.push_screen(self.make_screen(self.engine), callback=self.results.append)
 
 
 async def wait_for_modal(pilot: Pilot[Any]) -> ModalScreen[Any]:

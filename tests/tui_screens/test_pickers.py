@@ -35,7 +35,7 @@ async def test_model_picker_filters_and_returns_the_choice(tmp_path: Path) -> No
         await pilot.press("enter")
         await pilot.pause()
     assert app.results == [ModelChoice("localai", "beta-thinker")]
-    assert app.session.model.key == "scripted/scripted-model"  # the caller switches, not the screen
+    assert app.engine.models.model.key == "scripted/scripted-model"  # the caller switches, not the screen
 
 
 async def test_model_picker_arrow_keys_and_escape_cancel(tmp_path: Path) -> None:
@@ -50,7 +50,7 @@ async def test_model_picker_arrow_keys_and_escape_cancel(tmp_path: Path) -> None
         await pilot.press("escape")
         await pilot.pause()
     assert app.results == [None]
-    assert app.session.model.key == "scripted/scripted-model"
+    assert app.engine.models.model.key == "scripted/scripted-model"
 
 
 async def test_model_picker_tab_shows_models_without_key_disabled(tmp_path: Path) -> None:
@@ -69,33 +69,33 @@ async def test_thinking_picker_returns_the_level(tmp_path: Path) -> None:
     app = HostApp(tmp_path, ThinkingPickerScreen)
     async with app.run_test(size=(100, 24)) as pilot:
         screen = await wait_for_modal(pilot)
-        assert option_ids(screen) == app.session.supported_levels()
+        assert option_ids(screen) == app.engine.models.supported_levels()
         # The current level (medium) is highlighted; one step down is "high".
         assert screen.query_one(OptionList).highlighted_option.id == "medium"
         await pilot.press("down", "enter")
         await pilot.pause()
     assert app.results == ["high"]
-    assert app.session.thinking_level == "medium"
+    assert app.engine.models.thinking_level == "medium"
     assert not (agent_dir() / "settings.json").exists()
 
 
 async def test_fork_picker_returns_the_entry_id(tmp_path: Path) -> None:
-    async def converse(session: object) -> None:
+    async def converse(engine: object) -> None:
         for text in ("first question", "second question"):
-            await session.prompt(text)  # type: ignore[attr-defined]
-            await session.wait_idle()  # type: ignore[attr-defined]
+            await engine.prompt(text)  # type: ignore[attr-defined]
+            await engine.wait_idle()  # type: ignore[attr-defined]
 
     app = HostApp(tmp_path, ForkPickerScreen, prepare=converse)
     async with app.run_test(size=(100, 24)) as pilot:
         screen = await wait_for_modal(pilot)
-        old_path = app.session.session_file
-        first = app.session.fork_messages()[0]
+        old_path = app.engine.session_file
+        first = app.engine.sessions.fork_messages()[0]
         assert first.text == "first question"
         assert len(option_ids(screen)) == 2
         await pilot.press(*"first", "enter")
         await pilot.pause()
         assert app.results == [first.entry_id]
-        assert app.session.session_file == old_path
+        assert app.engine.session_file == old_path
 
 
 async def test_hotkeys_screen_lists_the_bindings(tmp_path: Path) -> None:

@@ -26,9 +26,9 @@ async def settle(pilot: Pilot[Any]) -> None:
     await pilot.pause()
 
 
-def write_fixed_sessions(session: Any) -> None:
+def write_fixed_sessions(engine: Any) -> None:
     """Three hand-written session files with fixed ids, contents and modification times."""
-    folder = Path(session.session_dir)
+    folder = Path(engine.sessions.session_dir)
     folder.mkdir(parents=True, exist_ok=True)
     fixtures = [
         ("aaaa1111", "Fix the flaky login test", None, 5 * 60),
@@ -87,14 +87,14 @@ def test_session_picker_snapshot(snap_compare: Any, tmp_path: Path) -> None:
     assert snap_compare(app, terminal_size=SIZE, run_before=settle)
 
 
-async def branched_conversation(session: Any) -> None:
+async def branched_conversation(engine: Any) -> None:
     for text in ("Plan the refactor", "Now write the tests"):
-        await session.prompt(text)
-        await session.wait_idle()
-    first_reply = session.tree().roots[0].children[0].children[0].children[0].id
-    await session.navigate_to(first_reply)
-    await session.prompt("Write the docs instead")
-    await session.wait_idle()
+        await engine.prompt(text)
+        await engine.wait_idle()
+    first_reply = engine.sessions.tree().roots[0].children[0].children[0].children[0].id
+    await engine.sessions.navigate_to(first_reply)
+    await engine.prompt("Write the docs instead")
+    await engine.wait_idle()
 
 
 def test_tree_screen_snapshot(snap_compare: Any, tmp_path: Path) -> None:

@@ -17,40 +17,40 @@ from atomic.tui.screens.tree_view import build_rows
 from tests.tui_screens.host import HostApp, agent_dir, wait_for_modal
 
 
-async def say(session: Any, *texts: str) -> None:
+async def say(engine: Any, *texts: str) -> None:
     for text in texts:
-        await session.prompt(text)
-        await session.wait_idle()
+        await engine.prompt(text)
+        await engine.wait_idle()
 
 
-async def two_sessions(session: Any) -> None:
-    await say(session, "hello from the older session")
-    older = session.session_file
-    await session.new_session()
-    await say(session, "the newer session")
+async def two_sessions(engine: Any) -> None:
+    await say(engine, "hello from the older session")
+    older = engine.session_file
+    await engine.sessions.new_session()
+    await say(engine, "the newer session")
     os.utime(older, (1_700_000_000, 1_700_000_000))
-    session.older_path = older
+    engine.older_path = older
 
 
 async def test_session_picker_lists_newest_first_and_returns_the_choice(tmp_path: Path) -> None:
     app = HostApp(tmp_path, SessionPickerScreen, prepare=two_sessions)
     async with app.run_test(size=(110, 30)) as pilot:
         screen = await wait_for_modal(pilot)
-        older = str(app.session.older_path)
+        older = str(app.engine.older_path)
         ids = [o.id for o in screen.query_one(OptionList).options]
-        assert ids == [str(app.session.session_file), older]
+        assert ids == [str(app.engine.session_file), older]
         await pilot.press(*"older", "enter")
         await pilot.pause()
     assert app.results == [SessionChoice(older, "hello from the older session")]
-    assert str(app.session.session_file) != older
+    assert str(app.engine.session_file) != older
 
 
 async def test_session_picker_tab_shows_all_folders(tmp_path: Path) -> None:
     other = tmp_path / "other-project"
     other.mkdir()
 
-    async def prepare(session: Any) -> None:
-        await say(session, "here")
+    async def prepare(engine: Any) -> None:
+        await say(engine, "here")
         from atomic.core.engine.factory import create_session
         from atomic.core.engine.options import SessionOptions
         from atomic.core.providers.scripted import ScriptedProvider
@@ -75,24 +75,24 @@ async def test_tree_returns_the_chosen_entry(tmp_path: Path) -> None:
         option_list = screen.query_one(OptionList)
         rows = screen.rows
         # The current leaf (the last reply) starts highlighted.
-        assert option_list.highlighted_option.id == app.session.tree().leaf_id
+        assert option_list.highlighted_option.id == app.engine.sessions.tree().leaf_id
         first_user = next(r for r in rows if r.text == "user: one")
-        leaf = app.session.tree().leaf_id
+        leaf = app.engine.sessions.tree().leaf_id
         option_list.highlighted = rows.index(first_user)
         await pilot.press("enter")
         await pilot.pause()
     assert app.results == [TreeChoice(first_user.entry_id)]
-    assert app.session.tree().leaf_id == leaf
+    assert app.engine.sessions.tree().leaf_id == leaf
 
 
 async def test_tree_label_and_filter(tmp_path: Path) -> None:
     app = HostApp(tmp_path, TreeScreen, prepare=lambda s: say(s, "one"))
     async with app.run_test(size=(110, 30)) as pilot:
         screen = await wait_for_modal(pilot)
-        leaf = app.session.tree().leaf_id
+        leaf = app.engine.sessions.tree().leaf_id
         await pilot.press("l", *"checkpoint", "enter")
         await pilot.pause()
-        tree = app.session.tree()
+        tree = app.engine.sessions.tree()
         labelled = [n for n in _walk(tree.roots) if n.label]
         assert [(n.id, n.label) for n in labelled] == [(leaf, "checkpoint")]
         # The label entry joins the chain right after the old position; the conversation is unchanged.
@@ -155,7 +155,7 @@ async def test_login_escape_goes_back_and_logout_lists_stored_keys(tmp_path: Pat
         await pilot.pause()
     assert app.results == [None]
 
-    app.session.login_provider("openai", "sk-x")
+    app.engine.models.login_provider("openai", "sk-x")
     logout = HostApp(tmp_path, lambda s: LoginScreen(s, mode="logout"))
     async with logout.run_test(size=(110, 30)) as pilot:
         screen = await wait_for_modal(pilot)

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from textual import events
 from textual.widgets import Input, OptionList
 
 from atomic.tui.screens.settings_screen import SettingsScreen
@@ -25,13 +26,13 @@ async def test_toggle_auto_compaction_persists_and_applies(tmp_path: Path) -> No
     app = HostApp(tmp_path, SettingsScreen)
     async with app.run_test(size=(110, 34)) as pilot:
         screen = await wait_for_modal(pilot)
-        assert app.session.auto_compaction_enabled is True
+        assert app.engine.auto_compaction_enabled is True
         await highlight(pilot, screen, "compaction.enabled")
         await pilot.press("space")
-        assert app.session.auto_compaction_enabled is False
+        assert app.engine.auto_compaction_enabled is False
         assert read_settings()["compaction"]["enabled"] is False
         await pilot.press("enter")
-        assert app.session.auto_compaction_enabled is True
+        assert app.engine.auto_compaction_enabled is True
         assert read_settings()["compaction"]["enabled"] is True
 
 
@@ -43,11 +44,11 @@ async def test_queue_modes_cycle_and_reach_the_queues(tmp_path: Path) -> None:
         await pilot.press("right")
         await highlight(pilot, screen, "followUpMode")
         await pilot.press("left")
-    assert app.session.steering_mode == "all"
-    assert app.session.follow_up_mode == "all"
+    assert app.engine.steering_mode == "all"
+    assert app.engine.follow_up_mode == "all"
     settings = read_settings()
     assert (settings["steeringMode"], settings["followUpMode"]) == ("all", "all")
-    assert app.session.settings.steering_mode == "all"
+    assert app.engine.settings.steering_mode == "all"
 
 
 async def test_theme_is_saved_and_the_screen_leaves_the_look_to_the_app(tmp_path: Path) -> None:
@@ -92,7 +93,7 @@ async def test_thinking_level_and_double_escape(tmp_path: Path) -> None:
         await pilot.press("left")
         await highlight(pilot, screen, "doubleEscapeAction")
         await pilot.press("space")
-    assert app.session.thinking_level == "low"
+    assert app.engine.models.thinking_level == "low"
     settings = read_settings()
     assert settings["defaultThinkingLevel"] == "low"
     assert settings["doubleEscapeAction"] == "tree"
@@ -110,12 +111,12 @@ async def test_number_is_edited_in_a_box_and_validated(tmp_path: Path) -> None:
         await pilot.press(*"1.5", "enter")
         # Out of range: refused, the box stays open, nothing saved.
         assert edit.display
-        assert not (Path(app.session.agent_dir) / "settings.json").exists()
+        assert not (Path(app.engine.agent_dir) / "settings.json").exists()
         edit.value = ""
         await pilot.press(*"0.3", "enter")
         assert not edit.display
         assert read_settings()["compaction"]["compression_ratio"] == 0.3
-        assert app.session.settings.compaction.compression_ratio == 0.3
+        assert app.engine.settings.compaction.compression_ratio == 0.3
         # Arrows step numbers directly.
         await highlight(pilot, screen, "retry.maxRetries")
         await pilot.press("right")
@@ -128,12 +129,12 @@ async def test_text_setting_and_clearing_it(tmp_path: Path) -> None:
         screen = await wait_for_modal(pilot)
         await highlight(pilot, screen, "shellCommandPrefix")
         await pilot.press("enter", *"set -e;", "enter")
-        assert app.session.settings.shell_command_prefix == "set -e;"
+        assert app.engine.settings.shell_command_prefix == "set -e;"
         await pilot.press("enter")
         screen.query_one("#settings-edit", Input).value = ""
         await pilot.press("enter")
         assert "shellCommandPrefix" not in read_settings()
-        assert app.session.settings.shell_command_prefix is None
+        assert app.engine.settings.shell_command_prefix is None
 
 
 async def test_typing_filters_the_list(tmp_path: Path) -> None:
@@ -167,12 +168,26 @@ async def test_typing_a_search_never_changes_a_setting(tmp_path: Path) -> None:
             await pilot.press("space" if key == " " else key)
         assert screen.filter_text == "auto compact"
         await pilot.press("right")  # ends the search, changes nothing
-        assert not screen.searching and app.session.auto_compaction_enabled is True
+        assert not screen.searching and app.engine.auto_compaction_enabled is True
         await pilot.press(*"x y")  # a new search, space included
         assert screen.filter_text == "auto compactx y"
         await pilot.press("enter")
         assert not screen.searching
-    assert "compaction" not in saved() and app.session.auto_compaction_enabled is True
+    assert "compaction" not in saved() and app.engine.auto_compaction_enabled is True
+
+
+async def test_a_search_typed_faster_than_the_screen_draws_never_changes_a_setting(tmp_path: Path) -> None:
+    """Keys arrive as a terminal sends them, all at once: the space must still join the search."""
+    app = HostApp(tmp_path, SettingsScreen)
+    async with app.run_test(size=(110, 34)) as pilot:
+        screen = await wait_for_modal(pilot)
+        await highlight(pilot, screen, "compaction.enabled")
+        for key, character in (("a", "a"), ("space", " "), ("b", "b"), ("backspace", None), ("c", "c")):
+            app.post_message(events.Key(key, character))
+        await pilot.pause()
+        await wait_for(lambda: screen.filter_text == "a c", pilot)
+        assert screen.searching and app.engine.auto_compaction_enabled is True
+    assert "compaction" not in saved()
 
 
 async def test_broken_settings_file_is_not_overwritten_and_nothing_changes(tmp_path: Path) -> None:
@@ -185,4 +200,4 @@ async def test_broken_settings_file_is_not_overwritten_and_nothing_changes(tmp_p
         await pilot.press("space")
         assert app.screen is screen  # an error notification, not a crash
     assert settings_file.read_text(encoding="utf-8") == "{ not json"
-    assert app.session.auto_compaction_enabled is True
+    assert app.engine.auto_compaction_enabled is True

@@ -14,6 +14,7 @@ from typing import Any, Literal
 from atomic.core.events import AssistantMessageEvent, MessageUpdate
 from atomic.core.messages import (
     AssistantMessage,
+    ErrorKind,
     ProviderBlock,
     TextContent,
     ThinkingContent,
@@ -160,8 +161,9 @@ class MessageAssembler:
             if index not in self._closed:
                 self._settle(index)
 
-    def fail(self, reason: str, error_message: str | None) -> None:
+    def fail(self, reason: str, error_message: str | None, kind: ErrorKind | None = None) -> None:
         self.close_open_blocks()
         self.message.stop_reason = reason  # type: ignore[assignment]
         self.message.error_message = error_message
+        self.message.error_kind = kind
         self._update(AssistantMessageEvent(type="error", reason=reason, error_message=error_message))

@@ -93,10 +93,10 @@ class AgentRun:
             assembler.fail("aborted", "Request was aborted")
         except ProviderError as exc:
             error = exc
-            assembler.fail("error", exc.message)
+            assembler.fail("error", exc.message, exc.kind)
         except Exception as exc:  # a provider bug must still end the message cleanly
             error = ProviderError(f"{type(exc).__name__}: {exc}", kind="fatal")
-            assembler.fail("error", error.message)
+            assembler.fail("error", error.message, error.kind)
         self.paused = assembler.paused and error is None
         cfg.fill_cost(message.usage)
         cfg.record(message)

@@ -7,7 +7,7 @@ mcp_tool_result, compaction, ...) is rebuilt from its start and deltas and hande
 
 Stop reasons: `end_turn`, `stop_sequence` and `pause_turn` are normal stops (pause also asks the
 loop to continue); `max_tokens` and `model_context_window_exceeded` are "length"; `tool_use` is
-"toolUse"; `refusal` ends the turn as an error whose text says the model refused, with the
+"toolUse"; `refusal` ends the turn as an error of kind `refusal` whose text says the model refused, with the
 server's explanation when it sent one.
 """
 
@@ -229,6 +229,6 @@ class AnthropicStreamState:
         if not self.finished or self.stop_reason is None:
             raise stream_ended_early("no message_stop" if not self.finished else "no stop_reason")
         if self.stop_reason == "refusal":
-            raise ProviderError(refusal_text(self.stop_details), kind="fatal")
+            raise ProviderError(refusal_text(self.stop_details), kind="refusal")
         stop = _STOP_REASONS.get(self.stop_reason, "stop")
         return [Done(stop_reason=stop, response_id=self.response_id, paused=self.stop_reason == "pause_turn")]  # type: ignore[arg-type]

@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from atomic.core.messages import Usage
+from atomic.core.messages import ErrorKind, Usage
 from atomic.core.model_types import Model
 
 THINKING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
@@ -156,14 +156,12 @@ ProviderEvent = (
 )
 
 
-ErrorKind = Literal["transient", "overflow", "auth", "fatal"]
-
-
 class ProviderError(Exception):
     """A failed provider call.
 
     kind: `transient` (worth retrying: overloaded, rate limit, 5xx, connection dropped, stream
-    ended early), `overflow` (context too long: compact, don't retry blindly), `auth`, `fatal`.
+    ended early), `overflow` (context too long: compact, don't retry blindly), `auth`, `refusal` (the model
+    declined: not retried, frontends show it as a refusal), `fatal`.
     """
 
     def __init__(

@@ -21,10 +21,10 @@ class ForkPickerScreen(PickerScreen[str]):
     EMPTY_TEXT = "No user messages to fork from"
     HINT = "↑↓ move · enter fork here (the message goes back to the editor) · esc close"
 
-    def __init__(self, session: Engine) -> None:
+    def __init__(self, engine: Engine) -> None:
         super().__init__()
-        self.session = session
-        self._messages: list[ForkMessage] = session.fork_messages()
+        self.engine = engine
+        self._messages: list[ForkMessage] = engine.sessions.fork_messages()
         self._text_by_id = {m.entry_id: m.text for m in self._messages}
 
     def build_options(self, query: str) -> list[Option]:

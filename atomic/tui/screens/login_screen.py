@@ -39,34 +39,34 @@ class LoginChoice:
     subscription: bool = False
 
 
-def select_provider_model(session: Engine, provider: str) -> Model | None:
+def select_provider_model(engine: Engine, provider: str) -> Model | None:
     """After a login: the provider's default model becomes the current one (and the saved default), unless a
     model of that provider is already in use. None when the provider has no usable model."""
-    current = session.model
-    if current is not None and current.provider == provider and session.has_auth(current):
+    current = engine.models.model
+    if current is not None and current.provider == provider and engine.models.has_auth(current):
         return current
-    own = [m for m in session.available_models() if m.provider == provider]
+    own = [m for m in engine.models.available_models() if m.provider == provider]
     if not own:
         return None
-    preferred = session.provider_auth(provider).default_model_id
+    preferred = engine.models.provider_auth(provider).default_model_id
     model = next((m for m in own if m.id == preferred), own[0])
-    session.set_model(model.provider, model.id, persist=True)
+    engine.models.set_model(model.provider, model.id, persist=True)
     return model
 
 
-def logout_text(session: Engine, provider: str) -> str:
+def logout_text(engine: Engine, provider: str) -> str:
     """What a logout changes for the next message."""
-    what = "login" if session.provider_auth(provider).auth == "oauth" else "stored key"
+    what = "login" if engine.models.provider_auth(provider).auth == "oauth" else "stored key"
     done = f"Logged out of {provider}: its {what} is removed."
-    current = session.model
+    current = engine.models.model
     if current is None or current.provider != provider:
         return done
-    auth = session.provider_auth(provider)
-    if session.has_auth(current):
+    auth = engine.models.provider_auth(provider)
+    if engine.models.has_auth(current):
         status = auth.status
         source = f"${status.label}" if status.label else str(status.source or "another source")
         return f"{done} {current.id} still gets a key from {source}, so it keeps working."
-    others = {m.key for m in session.available_models() if m.provider != provider}
+    others = {m.key for m in engine.models.available_models() if m.provider != provider}
     if others:
         count = len(others)
         return (
@@ -98,9 +98,9 @@ class LoginScreen(PickerScreen[LoginChoice]):
     PLACEHOLDER = "Search providers"
     EMPTY_TEXT = "No providers"
 
-    def __init__(self, session: Engine, mode: Literal["login", "logout"] = "login") -> None:
+    def __init__(self, engine: Engine, mode: Literal["login", "logout"] = "login") -> None:
         super().__init__()
-        self.session = session
+        self.engine = engine
         self.mode = mode
         self.title_text = "Log in to a provider" if mode == "login" else "Log out of a provider"
         self.hint = (
@@ -121,7 +121,7 @@ class LoginScreen(PickerScreen[LoginChoice]):
         panel.mount(key_box, before=self.query_one(".panel-hint"))
 
     def _providers(self) -> list[ProviderAuth]:
-        providers = self.session.providers()
+        providers = self.engine.models.providers()
         if self.mode == "logout":
             providers = [p for p in providers if p.status.source == "stored"]
         return providers
@@ -143,14 +143,14 @@ class LoginScreen(PickerScreen[LoginChoice]):
 
     def info_text(self) -> str | Content:
         if self.mode == "login":
-            return LOCAL_SERVER_HINT.format(agent_dir=tilde(self.session.agent_dir))
+            return LOCAL_SERVER_HINT.format(agent_dir=tilde(self.engine.agent_dir))
         return ""
 
     async def choose(self, option_id: str) -> None:
         if self.mode == "logout":
             self.dismiss(LoginChoice(option_id))
             return
-        if self.session.provider_auth(option_id).auth == "oauth":
+        if self.engine.models.provider_auth(option_id).auth == "oauth":
             self.dismiss(LoginChoice(option_id, subscription=True))
             return
         self._ask_for_key(option_id)
@@ -159,7 +159,7 @@ class LoginScreen(PickerScreen[LoginChoice]):
 
     def _ask_for_key(self, provider: str) -> None:
         self.pending_provider = provider
-        env = self.session.provider_auth(provider).env_var
+        env = self.engine.models.provider_auth(provider).env_var
         title = f"API key for {provider}"
         if env:
             title += f" (instead of ${env}); stored in auth.json"

@@ -64,9 +64,9 @@ class McpScreen(AtomicModal[None]):
         Binding("l", "login", "Log in", show=False),
     ]
 
-    def __init__(self, session: Engine) -> None:
+    def __init__(self, engine: Engine) -> None:
         super().__init__()
-        self.session = session
+        self.engine = engine
         self.states: list[McpServerStatus] = []
 
     def compose(self) -> ComposeResult:
@@ -85,7 +85,7 @@ class McpScreen(AtomicModal[None]):
         self.set_interval(0.5, self.refresh_rows)
 
     def refresh_rows(self) -> None:
-        states = self.session.mcp_servers()
+        states = self.engine.mcp.servers()
         table = self.query_one("#mcp-table", DataTable)
         if states != self.states:
             row = table.cursor_row
@@ -123,7 +123,7 @@ class McpScreen(AtomicModal[None]):
         self.app.notify(f"Reconnecting {state.name}…")
 
         async def reconnect() -> None:
-            result = await self.session.reconnect_mcp_server(state.name)
+            result = await self.engine.mcp.reconnect(state.name)
             self.refresh_rows()
             if result is None:
                 return  # the server is gone (the configuration changed meanwhile)
@@ -153,7 +153,7 @@ class McpScreen(AtomicModal[None]):
                 pass
 
         async def login() -> None:
-            result = await self.session.login_mcp_server(state.name, show)
+            result = await self.engine.mcp.login(state.name, show)
             self.refresh_rows()
             if result is not None and result.status == "connected":
                 self.app.notify(f"{state.name}: logged in, {len(result.tools)} tools")

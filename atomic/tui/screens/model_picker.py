@@ -45,9 +45,9 @@ class ModelPickerScreen(PickerScreen[ModelChoice]):
     EMPTY_TEXT = "No matching models"
     BINDINGS: ClassVar[list[BindingType]] = [Binding("tab", "toggle_scope", "All/available", show=False, priority=True)]
 
-    def __init__(self, session: Engine, initial_query: str = "", show_all: bool = False) -> None:
+    def __init__(self, engine: Engine, initial_query: str = "", show_all: bool = False) -> None:
         super().__init__(initial_query)
-        self.session = session
+        self.engine = engine
         self.show_all = show_all
         self._models: dict[str, Model] = {}
         self._available: set[str] = set()
@@ -56,14 +56,14 @@ class ModelPickerScreen(PickerScreen[ModelChoice]):
     # ------------------------------------------------------------------ data
 
     def _current_key(self) -> str | None:
-        model = self.session.model
+        model = self.engine.models.model
         return model.key if model is not None else None
 
     def _ordered_models(self) -> list[Model]:
         """The current model first, then by provider (catalog order within a provider)."""
-        available = list(self.session.available_models())
+        available = list(self.engine.models.available_models())
         self._available = {m.key for m in available}
-        models = list(self.session.all_models()) if self.show_all else available
+        models = list(self.engine.models.all_models()) if self.show_all else available
         seen: set[str] = set()
         unique = []
         for model in models:
@@ -71,7 +71,7 @@ class ModelPickerScreen(PickerScreen[ModelChoice]):
                 seen.add(model.key)
                 unique.append(model)
         current = self._current_key()
-        provider_rank = {p.provider: i for i, p in enumerate(self.session.providers())}
+        provider_rank = {p.provider: i for i, p in enumerate(self.engine.models.providers())}
         unique.sort(
             key=lambda m: (
                 m.key != current,

@@ -36,10 +36,10 @@ class SessionPickerScreen(PickerScreen[SessionChoice]):
     HINT = "↑↓ move · enter open · tab this folder/all · esc close"
     BINDINGS: ClassVar[list[BindingType]] = [Binding("tab", "toggle_scope", "Scope", show=False, priority=True)]
 
-    def __init__(self, session: Engine, *, all_folders: bool = False, now: Callable[[], float] = time.time) -> None:
+    def __init__(self, engine: Engine, *, all_folders: bool = False, now: Callable[[], float] = time.time) -> None:
         super().__init__()
-        self.session = session
-        self.all_folders = all_folders or session.session_dir is None
+        self.engine = engine
+        self.all_folders = all_folders or engine.sessions.session_dir is None
         # Injected so snapshots show the same "2h ago" every run.
         self._now = now
         self._infos: dict[str, SessionSummary] = {}
@@ -49,12 +49,12 @@ class SessionPickerScreen(PickerScreen[SessionChoice]):
         # Listing reads every file's head: do it once per scope, not on every keystroke.
         cached = self._listing_cache.get(self.all_folders)
         if cached is None:
-            cached = self.session.list_sessions(all_folders=self.all_folders)
+            cached = self.engine.sessions.list_sessions(all_folders=self.all_folders)
             self._listing_cache[self.all_folders] = cached
         return cached
 
     def _current_path(self) -> str | None:
-        path = self.session.session_file
+        path = self.engine.session_file
         return str(path) if path is not None else None
 
     def build_options(self, query: str) -> list[Option]:
@@ -99,7 +99,7 @@ class SessionPickerScreen(PickerScreen[SessionChoice]):
         return None
 
     def action_toggle_scope(self) -> None:
-        if self.session.session_dir is None:
+        if self.engine.sessions.session_dir is None:
             return
         self.all_folders = not self.all_folders
         self.refresh_options()

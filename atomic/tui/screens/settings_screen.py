@@ -11,11 +11,11 @@ keys again); ↑↓ end it too.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from textual import events, on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
@@ -53,18 +53,11 @@ class SettingsScreen(AtomicModal[str]):
     SettingsScreen #settings-list { max-height: 24; }
     SettingsScreen #settings-edit { margin: 1 0 0 0; }
     """
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "activate", "Change", show=False, priority=True),
-        Binding("space", "activate('space')", "Change", show=False, priority=True),
-        Binding("right", "step(1)", "Next", show=False, priority=True),
-        Binding("left", "step(-1)", "Previous", show=False, priority=True),
-        Binding("backspace", "filter_backspace", show=False, priority=True),
-    ]
     HINT = "↑↓ move · enter/space/→ change · ← back · type to search · esc close"
 
-    def __init__(self, session: Engine, items: list[SettingItem] | None = None) -> None:
+    def __init__(self, engine: Engine, items: list[SettingItem] | None = None) -> None:
         super().__init__()
-        self.session = session
+        self.engine = engine
         self.items = {item.key: item for item in (items or SETTING_ITEMS)}
         self.filter_text = ""
         self.editing: SettingItem | None = None
@@ -95,7 +88,7 @@ class SettingsScreen(AtomicModal[str]):
     # ------------------------------------------------------------------ rendering
 
     def _row(self, item: SettingItem) -> Option:
-        value = format_value(item, item.read(self.session))
+        value = format_value(item, item.read(self.engine))
         kind_hint = {"int": " ✎", "float": " ✎", "text": " ✎"}.get(item.kind, "")
         prompt = Content.assemble(
             item.label.ljust(_LABEL_WIDTH),
@@ -147,17 +140,27 @@ class SettingsScreen(AtomicModal[str]):
 
     # ------------------------------------------------------------------ keys
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # While the edit box is open, keys belong to it (Enter submits, arrows move the cursor).
-        if self.editing is not None and action in ("activate", "step", "filter_backspace"):
-            return False
-        return True
-
     def on_key(self, event: events.Key) -> None:
+        # Every key is handled here, in the order typed: a priority binding would run as the key
+        # arrives, before the letters typed just ahead of it reached the search, so a fast "a b"
+        # toggled the highlighted row instead of searching for "a b".
         if self.editing is not None:
-            return
+            return  # the edit box has the keys (Enter submits, arrows move its cursor)
         if event.key in ("up", "down", "pageup", "pagedown") and self.searching:
             self._end_search()  # the arrow still moves the highlight
+            return
+        row_keys: dict[str, Callable[[], None]] = {
+            "enter": self.action_activate,
+            "space": lambda: self.action_activate("space"),
+            "right": lambda: self.action_step(1),
+            "left": lambda: self.action_step(-1),
+            "backspace": self.action_filter_backspace,
+        }
+        handler = row_keys.get(event.key)
+        if handler is not None:
+            event.stop()
+            event.prevent_default()
+            handler()
             return
         if event.is_printable and event.character and event.character != " ":
             self.filter_text += event.character
@@ -213,9 +216,9 @@ class SettingsScreen(AtomicModal[str]):
         self._change(item, direction)
 
     def _change(self, item: SettingItem, direction: int) -> None:
-        current = item.read(self.session)
+        current = item.read(self.engine)
         if item.kind == "choice":
-            choices = item.choices(self.session) if item.choices else []
+            choices = item.choices(self.engine) if item.choices else []
             if not choices:
                 return
             index = choices.index(current) if current in choices else -1
@@ -230,7 +233,7 @@ class SettingsScreen(AtomicModal[str]):
     def _open_editor(self, item: SettingItem) -> None:
         self.editing = item
         edit = self.query_one("#settings-edit", Input)
-        current = item.read(self.session)
+        current = item.read(self.engine)
         edit.value = "" if current is None else str(current)
         edit.placeholder = f"{item.label} (enter save · esc cancel)"
         edit.display = True
@@ -248,7 +251,7 @@ class SettingsScreen(AtomicModal[str]):
         item = self.editing
         if item is None:
             return
-        current = item.read(self.session)
+        current = item.read(self.engine)
         try:
             if item.kind == "text":
                 # An empty text removes the key, so the engine's default applies again.
@@ -271,9 +274,9 @@ class SettingsScreen(AtomicModal[str]):
             if item.kind in ("int", "float") and value is not None:
                 value = check_range(item, value)
             if item.save:
-                self.session.save_settings({item.key: value})
+                self.engine.save_settings({item.key: value})
             if item.apply is not None:
-                item.apply(self.session, value)
+                item.apply(self.engine, value)
         except Exception as exc:  # a broken settings.json or an engine refusal is shown, not raised
             self.notify(str(exc), title="Setting not saved", severity="error")
             return False

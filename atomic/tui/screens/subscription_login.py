@@ -42,9 +42,9 @@ class SubscriptionLoginScreen(AtomicModal[SubscriptionOutcome]):
     }
     """
 
-    def __init__(self, session: Engine, provider: str, title: str) -> None:
+    def __init__(self, engine: Engine, provider: str, title: str) -> None:
         super().__init__()
-        self.session = session
+        self.engine = engine
         self.provider = provider
         self.title_text = title
         self.login_task: asyncio.Task[None] | None = None
@@ -68,7 +68,7 @@ class SubscriptionLoginScreen(AtomicModal[SubscriptionOutcome]):
         from atomic.core.contract import LoginCancelled, LoginError
 
         try:
-            await self.session.login_with_subscription(self.provider, self)
+            await self.engine.models.login_with_subscription(self.provider, self)
         except LoginCancelled as exc:
             self.dismiss(SubscriptionOutcome(self.provider, False, f"Login cancelled: {exc}"))
         except LoginError as exc:
