@@ -82,7 +82,10 @@ class _MetadataStandIn(types.ModuleType):
             del sys.modules["importlib.metadata"]
         import importlib.metadata
 
-        return getattr(importlib.metadata, name)
+        values = vars(importlib.metadata)
+        if name not in values:
+            raise AttributeError(name)
+        return values[name]
 
 
 def import_httpx() -> types.ModuleType:
