@@ -43,7 +43,8 @@ from atomic.core.engine.options import SessionOptions
 async def main() -> None:
     engine = await open_engine(SessionOptions(cwd=Path.cwd(), no_session=True))
     engine.state()
-    engine.trust.status(with_skipped=True)
+    # An older tree (--src) may predate the views: its Engine answers `trust_status` itself.
+    (getattr(engine, "trust_status", None) or engine.trust.status)(with_skipped=True)
 
 asyncio.run(main())
 watched = ("atomic.core.extensions.runtime", "atomic.core.mcp.config", "atomic.core.mcp.manager")
