@@ -52,6 +52,6 @@ def test_known_tricks_are_not_literal() -> None:
         "git status ${X:=$'\\x24(id)'} ${X@P}", "ls ${HOME:$'a[\\x24(id)]'}", "ls $'\\x41'", "ls $\"x\"",
         "ls a\\ b", "ls ~+", "ls !(x)", "X=1 ls", "ls <<< x", "ls 2>&1", "ls *", "ls a?", "ls [ab]", "ls {a,b}",
         "ls `id`", "ls $((1))", "ls <(id)", "ls >(id)", "ls &>x", "{ ls; }", "(ls)", "if ls; then ls; fi",
-        "f() { ls; }", "! ls", "ls\\\n -a", "ls 'a'\"$X\"",
+        "f() { ls; }", "! ls", "ls\\\n -a", "ls 'a'\"$X\"", "ls \\ ;",
     ):
         assert not parse_command(command).literal, command

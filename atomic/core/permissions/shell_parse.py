@@ -107,9 +107,12 @@ def _simple_command(node: Node) -> SimpleCommand:
     return SimpleCommand(tuple(words), literal, text)
 
 
-def _collect(node: Node, parts: list[SimpleCommand]) -> bool:
-    """Append the simple commands under `node`; True when the structure is only joined simple commands."""
+def _collect(node: Node, parts: list[SimpleCommand], spans: list[tuple[int, int]] | None = None) -> bool:
+    """Append the simple commands under `node`; True when the structure is only joined simple commands.
+    `spans` gets the byte range of each top-level command and comment (see `_only_separators_between`)."""
     kind = node.type
+    if kind in ("command", "comment") and spans is not None:
+        spans.append((node.start_byte, node.end_byte))
     if kind == "command":
         parts.append(_simple_command(node))
         # A substitution inside an argument is a command of its own, for deny rules.
@@ -124,7 +127,7 @@ def _collect(node: Node, parts: list[SimpleCommand]) -> bool:
             if not child.is_named:
                 plain = plain and child.type in _SEPARATORS
                 continue
-            plain = _collect(child, parts) and plain
+            plain = _collect(child, parts, spans) and plain
         return plain
     # Redirections, subshells, loops, functions, assignments, here-docs, negations: never literal.
     _collect_nested(node, parts)
@@ -139,14 +142,29 @@ def _collect_nested(node: Node, parts: list[SimpleCommand]) -> None:
             _collect_nested(child, parts)
 
 
+_SEPARATOR_BYTES = frozenset(b" \t\n;&|")
+
+
+def _only_separators_between(source: bytes, spans: list[tuple[int, int]]) -> bool:
+    """True when every byte outside the commands and comments is a blank or an operator. The grammar
+    drops some text it cannot place (`a \\ ;` parses as `a` alone, while bash passes a " " argument),
+    so what lies between the commands is checked too."""
+    covered = bytearray(len(source))
+    for start, end in spans:
+        covered[start:end] = b"\x01" * (end - start)
+    return all(flag or byte in _SEPARATOR_BYTES for byte, flag in zip(source, covered, strict=True))
+
+
 def parse_command(command: str) -> ParsedCommand:
     """Split `command` into simple commands and decide whether it is literal (see the module doc)."""
     if not command.strip() or "\x00" in command:
         return ParsedCommand((), False)
-    tree = _parser().parse(command.encode("utf-8", errors="surrogateescape"))
-    root = tree.root_node
+    source = command.encode("utf-8", errors="surrogateescape")
+    root = _parser().parse(source).root_node
     parts: list[SimpleCommand] = []
-    plain = _collect(root, parts)
+    spans: list[tuple[int, int]] = []
+    plain = _collect(root, parts, spans)
     # Marked non-literal parts (from a redirection, say) make the whole non-literal too.
     literal = plain and not root.has_error and bool(parts) and all(p.literal for p in parts)
+    literal = literal and _only_separators_between(source, spans)
     return ParsedCommand(tuple(parts), literal)
