@@ -256,6 +256,58 @@ def test_the_any_finder_sees_every_kind_of_annotation(tmp_path: Path) -> None:
     assert hits == {"f(session)", "f(engine)", "get_session() -> Any", "session"}
 
 
+def _is_any_sink(node: ast.AST) -> bool:
+    """`Callable[[Any], None]` (also written `collections.abc.Callable`, `typing.Callable` or as a string)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str) and "Callable" in node.value:
+        try:
+            node = ast.parse(node.value, mode="eval").body
+        except SyntaxError:
+            return False
+    if not isinstance(node, ast.Subscript):
+        return False
+    callee = node.value
+    name = callee.id if isinstance(callee, ast.Name) else callee.attr if isinstance(callee, ast.Attribute) else ""
+    params = node.slice
+    if name != "Callable" or not isinstance(params, ast.Tuple) or len(params.elts) != 2:
+        return False
+    args, returns = params.elts
+    return (isinstance(args, ast.List) and len(args.elts) == 1 and _is_any(args.elts[0])
+            and isinstance(returns, ast.Constant) and returns.value is None)
+
+
+def _any_sinks(path: Path, rel: str) -> Iterator[str]:
+    for node in ast.walk(_parse(path)):
+        if isinstance(node, ast.expr) and _is_any_sink(node):
+            yield f"{rel}:{node.lineno}"
+
+
+KNOWN_ANY_SINKS: set[str] = set()
+
+
+def test_no_callable_taking_any_in_the_tui_or_acp() -> None:
+    """Events, updates and results are handed on typed: no `Callable[[Any], None]` in atomic/tui or atomic/acp."""
+    found = {hit for frontend in ("tui", "acp") for path in (PACKAGE / frontend).rglob("*.py")
+             for hit in _any_sinks(path, _rel(path))}
+    assert found == KNOWN_ANY_SINKS
+
+
+def test_the_any_sink_finder_sees_each_spelling(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text(
+        "import typing\n"
+        "from collections.abc import Callable\n"
+        "from typing import Any\n"
+        "a: Callable[[Any], None]\n"
+        "b: 'Callable[[Any], None]'\n"
+        "c: typing.Callable[[typing.Any], None]\n"
+        "d: Callable[[int], None]\n"
+        "e: Callable[[Any], int]\n"
+        "f: Callable[[Any, Any], None]\n",
+        encoding="utf-8",
+    )
+    assert [int(hit.rsplit(":", 1)[1]) for hit in _any_sinks(sample, "sample.py")] == [4, 5, 6]
+
+
 # ------------------------------------------------------------------------------------------ no getattr
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from atomic.core import events as ev  # loaded with the app already (the typed event models)
@@ -53,44 +52,65 @@ class EventBridge:
         self.extension_ui = extension_ui
         # The "Compacting…" line of the running compaction; it turns into the result.
         self.compaction_note: NoteMessage | None = None
-        # Event type → handler (each typed with its event class); events without one (turn_start, bash
-        # updates, ...) change nothing on screen.
-        self.handlers: dict[str, Callable[[Any], None]] = {
-            "agent_start": self.on_agent_start,
-            "agent_end": self.on_agent_end,
-            "message_start": self.on_message_start,
-            "message_update": self.on_message_update,
-            "message_end": self.on_message_end,
-            "tool_execution_start": self.on_tool_execution_start,
-            "tool_execution_update": self.on_tool_execution_update,
-            "tool_execution_end": self.on_tool_execution_end,
-            "queue_update": self.on_queue_update,
-            "todo_update": self.on_todo_update,
-            "compaction_start": self.on_compaction_start,
-            "summarization_retry_scheduled": self.on_summarization_retry_scheduled,
-            "summarization_retry_attempt_start": self.on_summarization_retry_attempt_start,
-            "compaction_end": self.on_compaction_end,
-            "auto_retry_start": self.on_auto_retry_start,
-            "auto_retry_end": self.on_auto_retry_end,
-            "thinking_level_changed": self.on_thinking_level_changed,
-            "model_changed": self.on_model_changed,
-            "permission_mode_changed": self.on_permission_mode_changed,
-            "session_info_changed": self.on_session_info_changed,
-            "session_changed": self.on_session_changed,
-            "extension_ui_request": self.on_extension_ui_request,
-            "extension_error": self.on_extension_error,
-        }
 
     def handle(self, event: ev.Event) -> None:
         if event.parent_tool_call_id is not None:
             return  # a subagent's own events: its `task` card shows them through the tool's updates
-        handler = self.handlers.get(event.type)
-        if handler is None:
-            return
         try:
-            handler(event)
+            self.dispatch(event)
         except Exception as exc:  # a rendering bug must never take the session down
             self.app.renderer.note(f"UI error while showing {event.type}: {exc}", "error")
+
+    def dispatch(self, event: ev.Event) -> None:
+        """Each event class to its handler (streamed text first: it is most of the events); events without
+        one (turn_start, bash updates, ...) change nothing on screen."""
+        match event:
+            case ev.MessageUpdate():
+                self.on_message_update(event)
+            case ev.AgentStart():
+                self.on_agent_start(event)
+            case ev.AgentEnd():
+                self.on_agent_end(event)
+            case ev.MessageStart():
+                self.on_message_start(event)
+            case ev.MessageEnd():
+                self.on_message_end(event)
+            case ev.ToolExecutionStart():
+                self.on_tool_execution_start(event)
+            case ev.ToolExecutionUpdate():
+                self.on_tool_execution_update(event)
+            case ev.ToolExecutionEnd():
+                self.on_tool_execution_end(event)
+            case ev.QueueUpdate():
+                self.on_queue_update(event)
+            case ev.TodoUpdate():
+                self.on_todo_update(event)
+            case ev.CompactionStart():
+                self.on_compaction_start(event)
+            case ev.SummarizationRetryScheduled():
+                self.on_summarization_retry_scheduled(event)
+            case ev.SummarizationRetryAttemptStart():
+                self.on_summarization_retry_attempt_start(event)
+            case ev.CompactionEnd():
+                self.on_compaction_end(event)
+            case ev.AutoRetryStart():
+                self.on_auto_retry_start(event)
+            case ev.AutoRetryEnd():
+                self.on_auto_retry_end(event)
+            case ev.ThinkingLevelChanged():
+                self.on_thinking_level_changed(event)
+            case ev.ModelChanged():
+                self.on_model_changed(event)
+            case ev.PermissionModeChanged():
+                self.on_permission_mode_changed(event)
+            case ev.SessionInfoChanged():
+                self.on_session_info_changed(event)
+            case ev.SessionChanged():
+                self.on_session_changed(event)
+            case ExtensionUiRequest():
+                self.on_extension_ui_request(event)
+            case ev.ExtensionError():
+                self.on_extension_error(event)
 
     def on_todo_update(self, event: ev.TodoUpdate) -> None:
         self.app.todo_panel.show(self.app.engine.state().todos)
