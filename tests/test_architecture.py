@@ -11,7 +11,7 @@ import ast
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -229,15 +229,17 @@ def _any_typed_sessions(path: Path, rel: str) -> Iterator[str]:
                 yield f"{rel}: {name}"
 
 
+def _found_in(frontends: tuple[str, ...], finder: Callable[[Path, str], Iterator[str]]) -> set[str]:
+    return {hit for frontend in frontends for path in (PACKAGE / frontend).rglob("*.py") for hit in finder(path, _rel(path))}
+
+
 KNOWN_ANY_SESSIONS: set[str] = set()
 
 
 def test_no_session_or_engine_is_typed_any_in_the_frontends() -> None:
     """Frontends see a typed engine: no parameter, attribute, variable or return in atomic/tui or atomic/rpc whose
     name holds "session" or "engine" is annotated `Any`."""
-    found = {hit for frontend in ("tui", "rpc") for path in (PACKAGE / frontend).rglob("*.py")
-             for hit in _any_typed_sessions(path, _rel(path))}
-    assert found == KNOWN_ANY_SESSIONS
+    assert _found_in(("tui", "rpc"), _any_typed_sessions) == KNOWN_ANY_SESSIONS
 
 
 def test_the_any_finder_sees_every_kind_of_annotation(tmp_path: Path) -> None:
@@ -286,9 +288,7 @@ KNOWN_ANY_SINKS: set[str] = set()
 
 def test_no_callable_taking_any_in_the_tui_or_acp() -> None:
     """Events, updates and results are handed on typed: no `Callable[[Any], None]` in atomic/tui or atomic/acp."""
-    found = {hit for frontend in ("tui", "acp") for path in (PACKAGE / frontend).rglob("*.py")
-             for hit in _any_sinks(path, _rel(path))}
-    assert found == KNOWN_ANY_SINKS
+    assert _found_in(("tui", "acp"), _any_sinks) == KNOWN_ANY_SINKS
 
 
 def test_the_any_sink_finder_sees_each_spelling(tmp_path: Path) -> None:
