@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from atomic.core import events as ev  # loaded with the app already (the typed event models)
@@ -10,6 +11,7 @@ from atomic.core.extensions.events import ExtensionUiRequest
 from atomic.tui.extension_ui import ExtensionUiPresenter
 from atomic.tui.host import AppHost
 from atomic.tui.input_flow import InputFlow
+from atomic.tui.status import model_status
 
 if TYPE_CHECKING:
     from atomic.core.contract import Settings
@@ -124,7 +126,7 @@ class EventBridge:
         elapsed = app.working.stop()
         app.set_activity(None)
         self.input_flow.retrying = False
-        app.renderer.retry_view = None
+        app.renderer.run_ended()
         app.after_state_change()
         app.renderer.fold_old_turns(app.engine.messages)
         if elapsed >= LONG_TURN_S:
@@ -146,7 +148,7 @@ class EventBridge:
 
     def on_message_end(self, event: ev.MessageEnd) -> None:
         self.app.renderer.on_message_end(event.message)
-        self.app.footer.set_stats(self.app.engine.session_stats())
+        self.app.status = replace(self.app.status, stats=self.app.engine.session_stats())
 
     def on_tool_execution_start(self, event: ev.ToolExecutionStart) -> None:
         self.app.renderer.on_tool_start(event.tool_call_id, event.tool_name, event.args)
@@ -158,7 +160,7 @@ class EventBridge:
         self.app.renderer.on_tool_end(event.tool_call_id, event.tool_name, event.result, event.is_error)
 
     def on_queue_update(self, event: ev.QueueUpdate) -> None:
-        self.app.queue_panel.set_queue(event.steering, event.follow_up)
+        self.app.status = replace(self.app.status, steering=tuple(event.steering), follow_up=tuple(event.follow_up))
 
     def on_compaction_start(self, event: ev.CompactionStart) -> None:
         from atomic.tui.reports import compaction_start_text
@@ -193,7 +195,7 @@ class EventBridge:
             text, kind = compaction_result_text(event.result), "info"
         note, self.compaction_note = self.compaction_note, None
         app.renderer.replace_note(note, text, kind)
-        app.footer.set_stats(app.engine.session_stats())
+        app.status = replace(app.status, stats=app.engine.session_stats())
 
     def on_auto_retry_start(self, event: ev.AutoRetryStart) -> None:
         app = self.app
@@ -211,25 +213,22 @@ class EventBridge:
         app.renderer.retry_ended(event.success, event.attempt, event.final_error)
 
     def on_thinking_level_changed(self, _event: ev.ThinkingLevelChanged) -> None:
-        self.app.refresh_model()
+        self.app.status = replace(self.app.status, model=model_status(self.app.engine))
 
-    def on_permission_mode_changed(self, _event: ev.PermissionModeChanged) -> None:
-        self.app.refresh_permission_mode()
+    def on_permission_mode_changed(self, event: ev.PermissionModeChanged) -> None:
+        self.app.status = replace(self.app.status, permission_mode=event.mode)
 
     def on_model_changed(self, _event: ev.ModelChanged) -> None:
-        self.app.refresh_model()
+        self.app.status = replace(self.app.status, model=model_status(self.app.engine))
 
     def on_session_info_changed(self, _event: ev.SessionInfoChanged) -> None:
         app = self.app
-        app.footer.set_location(app.engine.cwd, app.git_branch, app.engine.session_name)
+        app.status = replace(app.status, session_name=app.engine.session_name)
 
     def on_session_changed(self, _event: ev.SessionChanged) -> None:
         """New, resume, fork, clone, tree: the whole view is rebuilt from the session."""
         app = self.app
-        app.conversation.clear()
-        app.renderer.cards = {}
-        app.renderer.blocks = {}
-        app.renderer.last_error = app.renderer.retry_view = None
+        app.renderer.reset()
         app.renderer.render_history(app.engine.messages())
         app.load_prompt_history()
         app.after_state_change()
