@@ -41,13 +41,13 @@ from atomic.acp.tool_view import (
     tool_title,
 )
 from atomic.core import events as ev
-from atomic.core.contract import ApprovalRequest, Decision, Engine, needs_approval
+from atomic.core.contract import FRONTEND_COMMANDS, ApprovalRequest, Decision, Engine, needs_approval
 from atomic.core.messages import AssistantMessage
 
-# Built-in slash commands an editor can offer; the rest come from templates, skills and extensions.
+# Built-in slash commands an editor can offer (those of every frontend, then ACP's own); the rest come from
+# templates, skills and extensions.
 BUILTIN_COMMANDS: tuple[tuple[str, str], ...] = (
-    ("compact", "Compact the conversation to free context"),
-    ("name", "Name this session: /name <name>"),
+    *((command.name, command.description) for command in FRONTEND_COMMANDS),
     ("mcp", "MCP servers and their state; /mcp reconnect <name> restarts one"),
     *REWIND_COMMANDS,
 )
