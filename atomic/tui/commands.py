@@ -21,7 +21,6 @@ from atomic.tui.host import AppHost
 from atomic.tui.session_commands import diff_command, retry_command
 
 if TYPE_CHECKING:
-    from atomic.core.contract import SessionStats
     from atomic.tui.rewind_flow import RewindFlow
     from atomic.tui.screens.login_screen import LoginChoice
     from atomic.tui.screens.model_picker import ModelChoice
@@ -31,34 +30,6 @@ if TYPE_CHECKING:
 
 R = TypeVar("R")
 Handler = Callable[["SlashCommands", str], Awaitable[None]]
-
-
-def session_info_text(stats: SessionStats, name: str | None) -> str:
-    tokens = stats.tokens
-    lines = ["Session Info", ""]
-    if name:
-        lines.append(f"Name: {name}")
-    lines += [
-        f"File: {stats.session_file or 'In-memory'}",
-        f"ID: {stats.session_id}",
-        "",
-        "Messages",
-        f"  User: {stats.user_messages}",
-        f"  Assistant: {stats.assistant_messages}",
-        f"  Tool Calls: {stats.tool_calls}",
-        f"  Tool Results: {stats.tool_results}",
-        f"  Total: {stats.total_messages}",
-        "",
-        "Tokens",
-        f"  Input: {tokens.input:,}",
-        f"  Output: {tokens.output:,}",
-        f"  Cache Read: {tokens.cache_read:,}",
-        f"  Cache Write: {tokens.cache_write:,}",
-        f"  Total: {tokens.total:,}",
-        "",
-        f"Cost: ${stats.cost:.4f}",
-    ]
-    return "\n".join(lines)
 
 
 @dataclass(frozen=True)
@@ -234,6 +205,8 @@ class SlashCommands:
     async def _session(self, _args: str) -> None:
         engine = self.app.engine
         assert engine is not None
+        from atomic.tui.reports import session_info_text
+
         self.app.renderer.note(session_info_text(engine.session_stats(), engine.session_name))
 
     @slash("fork", "New session from an earlier user message")
