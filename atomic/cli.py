@@ -254,13 +254,13 @@ async def _open(options: Any) -> Engine | None:
 
 def _notices_to_stderr(engine: Engine) -> None:
     """Non-interactive modes: MCP start failures and what an undecided project left out, one line each on stderr."""
-    notice = engine.untrusted_notice()
+    notice = engine.trust.untrusted_notice()
     if notice is not None:
         print(f"atomic: {notice}", file=sys.stderr, flush=True)
     sandbox_notice = engine.sandbox_notice()
     if sandbox_notice is not None:
         print(f"atomic: {sandbox_notice}", file=sys.stderr, flush=True)
-    engine.set_mcp_notice_sink(lambda line: print(f"atomic: {line}", file=sys.stderr, flush=True))
+    engine.mcp.set_notice_sink(lambda line: print(f"atomic: {line}", file=sys.stderr, flush=True))
 
 
 async def _rpc(options: Any) -> int:

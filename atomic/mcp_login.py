@@ -51,12 +51,12 @@ async def mcp_login(name: str, cwd: Path) -> int:
     engine = await open_engine(SessionOptions(cwd=cwd, no_session=True))
     try:
         try:
-            state = await engine.login_mcp_server(name, _show, _paste)
+            state = await engine.mcp.login(name, _show, _paste)
         except ValueError as exc:
             print(f"atomic: {exc}", file=sys.stderr)
             return 1
         if state is None:
-            known = ", ".join(s.name for s in engine.mcp_servers()) or "none configured"
+            known = ", ".join(s.name for s in engine.mcp.servers()) or "none configured"
             print(f"atomic: no MCP server named {name!r} (servers: {known})", file=sys.stderr)
             return 1
         if state.status != "connected":

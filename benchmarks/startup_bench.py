@@ -37,7 +37,7 @@ from atomic.core.engine.options import SessionOptions
 async def main() -> None:
     engine = await open_engine(SessionOptions(cwd=Path.cwd(), no_session=True))
     engine.state()
-    engine.trust_status(with_skipped=True)
+    engine.trust.status(with_skipped=True)
 
 asyncio.run(main())
 watched = ("atomic.core.extensions.runtime", "atomic.core.mcp.config", "atomic.core.mcp.manager")

@@ -154,7 +154,8 @@ async def bench_mount(runs: int) -> None:
 class FrameProbe:
     """Wraps App._display: times every frame and notices when the editor shows what was typed."""
 
-    def __init__(self, app: Any) -> None:
+    def __init__(self, app: Any, render: bool = True) -> None:
+        """`render=False`: another wrapper of App._display renders the frame's segments already."""
         self.app = app
         self.frames_ms: list[float] = []
         self.echo_ms: list[float] = []
@@ -165,7 +166,7 @@ class FrameProbe:
 
         def display(screen: Any, renderable: Any) -> None:
             original_display(screen, renderable)
-            if renderable is not None and hasattr(renderable, "render_segments"):
+            if render and renderable is not None and hasattr(renderable, "render_segments"):
                 renderable.render_segments(app.console)  # what the real driver does with a frame
             if self.pending is not None and app.editor.text == self.pending[1]:
                 self.echo_ms.append((time.perf_counter() - self.pending[0]) * 1000)

@@ -121,6 +121,64 @@ def test_rpc_handlers_spell_no_camel_case_key() -> None:
     assert found == []
 
 
+# ------------------------------------------------------------------------------------------ two layers
+
+
+def _forwards(method: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """True when the method's body (after its docstring) only calls one attribute's method with the
+    method's own arguments: `return self.part.name(a, b=b)`, awaited or not."""
+    body = list(method.body)
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]
+    if len(body) != 1 or not isinstance(body[0], (ast.Return, ast.Expr)) or body[0].value is None:
+        return False
+    value = body[0].value
+    call = value.value if isinstance(value, ast.Await) else value
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
+        return False
+    owner = call.func.value
+    if not (isinstance(owner, ast.Attribute) and isinstance(owner.value, ast.Name) and owner.value.id == "self"):
+        return False
+    params = [a.arg for a in (*method.args.posonlyargs, *method.args.args, *method.args.kwonlyargs)][1:]
+    passed = [a.id for a in call.args if isinstance(a, ast.Name)]
+    passed += [k.arg for k in call.keywords if k.arg and isinstance(k.value, ast.Name) and k.value.id == k.arg]
+    return len(passed) == len(call.args) + len(call.keywords) and sorted(passed) == sorted(params)
+
+
+def _forwarding_methods(path: Path, class_name: str) -> set[str]:
+    [cls] = [n for n in _parse(path).body if isinstance(n, ast.ClassDef) and n.name == class_name]
+    return {n.name for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and _forwards(n)}
+
+
+def test_agent_session_has_no_forwarding_methods() -> None:
+    """AgentSession keeps the run: none of its methods only hands its own arguments on to one component's method."""
+    assert _forwarding_methods(CORE / "engine" / "session.py", "AgentSession") == set()
+
+
+def test_the_forwarding_finder_sees_forwards_and_only_forwards(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text(
+        "class S:\n"
+        "    def a(self, x, y=1):\n"
+        "        'Doc.'\n"
+        "        return self.part.a(x, y=y)\n"
+        "    async def b(self):\n"
+        "        await self.part.b()\n"
+        "    def c(self, x):\n"
+        "        return self.part.c(x, 2)\n"
+        "    def d(self, x):\n"
+        "        self.part.d(x)\n"
+        "        self.other()\n"
+        "    @property\n"
+        "    def e(self):\n"
+        "        return self.part.e\n"
+        "    def f(self, x):\n"
+        "        return self.g(x)\n",
+        encoding="utf-8",
+    )
+    assert _forwarding_methods(sample, "S") == {"a", "b"}
+
+
 # ------------------------------------------------------------------------------------------ import cycles
 
 # Each entry is one strongly connected component of the import graph (sorted module names).

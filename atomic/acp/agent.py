@@ -120,11 +120,11 @@ class AtomicAcpAgent:
             raise internal_error(str(exc)) from exc
         for warning in engine.startup_warnings:
             _log(warning)
-        notice = engine.untrusted_notice()
+        notice = engine.trust.untrusted_notice()
         if notice is not None:
             _log(notice)
         # Each MCP server that fails to start is named in one stderr line (stdout is the protocol's).
-        engine.set_mcp_notice_sink(_log)
+        engine.mcp.set_notice_sink(_log)
         if self.client_fs is not None and (self.client_fs.read_text_file or self.client_fs.write_text_file):
             engine.set_editor_files(ClientFiles(
                 self.conn, engine.session_id, folder.resolve(),
@@ -158,7 +158,7 @@ class AtomicAcpAgent:
 
     async def _announce_mcp_prompts(self, bridge: SessionBridge) -> None:
         # MCP servers connect after the session opens; their prompts become commands then.
-        if await bridge.engine.wait_mcp_started() and self.sessions.get(bridge.session_id) is bridge:
+        if await bridge.engine.mcp.wait_started() and self.sessions.get(bridge.session_id) is bridge:
             bridge.send_commands()
 
     async def new_session(self, cwd: str, mcp_servers: list[Any] | None = None, **_kwargs: Any) -> NewSessionResponse:
@@ -262,7 +262,7 @@ class AtomicAcpAgent:
             bridge.send_usage()
             return True
         if word == f"/{NAME.name}" and rest.strip():
-            engine.set_session_name(rest.strip())
+            engine.sessions.set_session_name(rest.strip())
             return True
         if (reply := await rewind_command(engine, word, rest)) is not None:
             bridge.send(helpers.update_agent_message_text(reply))

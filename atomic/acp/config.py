@@ -26,14 +26,14 @@ def _model_value(provider: str, model_id: str) -> str:
 
 
 def config_options(engine: Engine) -> list[Any]:
-    models = engine.available_models()
-    current = engine.model
+    models = engine.models.available_models()
+    current = engine.models.model
     model_values = [SessionConfigSelectOption(value=_model_value(m.provider, m.id), name=m.name or m.id,
                                               description=m.provider) for m in models]
     current_model = _model_value(current.provider, current.id) if current else ""
     if current is not None and all(o.value != current_model for o in model_values):
         model_values.insert(0, SessionConfigSelectOption(value=current_model, name=current.name or current.id))
-    levels = engine.supported_levels()
+    levels = engine.models.supported_levels()
     return [
         SessionConfigOptionSelect(
             id=MODEL_OPTION, name="Model", category="model", type="select",
@@ -41,7 +41,7 @@ def config_options(engine: Engine) -> list[Any]:
         ),
         SessionConfigOptionSelect(
             id=THOUGHT_OPTION, name="Thinking", category="thought_level", type="select",
-            current_value=engine.thinking_level,
+            current_value=engine.models.thinking_level,
             options=[SessionConfigSelectOption(value=level, name=level) for level in levels],
         ),
         SessionConfigOptionSelect(
@@ -76,8 +76,8 @@ def apply_mode(engine: Engine, mode_id: str) -> None:
     """`session/set_mode`: an approval mode; a thinking level is still accepted from older clients."""
     if mode_id in PERMISSION_MODES:
         engine.set_permission_mode(mode_id)
-    elif mode_id in engine.supported_levels():
-        engine.set_thinking_level(mode_id)
+    elif mode_id in engine.models.supported_levels():
+        engine.models.set_thinking_level(mode_id)
     else:
         raise invalid_params(f"Unknown mode {mode_id!r}: use one of {', '.join(PERMISSION_MODES)}")
 
@@ -90,7 +90,7 @@ def apply_option(engine: Engine, config_id: str, value: object) -> None:
         if not model_id:
             raise invalid_params(f"Unknown model {value!r}: use provider/model-id")
         try:
-            engine.set_model(provider, model_id)
+            engine.models.set_model(provider, model_id)
         except Exception as exc:
             raise invalid_params(str(exc)) from exc
     elif config_id == THOUGHT_OPTION:
@@ -105,6 +105,6 @@ def apply_option(engine: Engine, config_id: str, value: object) -> None:
 
 
 def apply_thinking_level(engine: Engine, level: str) -> None:
-    if level not in engine.supported_levels():
-        raise invalid_params(f"Thinking level {level!r} is not supported by this model: {engine.supported_levels()}")
-    engine.set_thinking_level(level)
+    if level not in engine.models.supported_levels():
+        raise invalid_params(f"Thinking level {level!r} is not supported by this model: {engine.models.supported_levels()}")
+    engine.models.set_thinking_level(level)

@@ -28,10 +28,10 @@ async def run_mcp_command(bridge: SessionBridge, rest: str) -> None:
     engine = bridge.engine
     action, _, name = rest.strip().partition(" ")
     if action == "reconnect" and name.strip():
-        state = await engine.reconnect_mcp_server(name.strip())
+        state = await engine.mcp.reconnect(name.strip())
         text = f"No MCP server named {name.strip()!r}." if state is None else _line(state)
     elif not action:
-        text = _listing(engine.mcp_servers())
+        text = _listing(engine.mcp.servers())
     else:
         text = "Usage: /mcp, or /mcp reconnect <name>"
     bridge.send(helpers.update_agent_message_text(text))

@@ -49,7 +49,7 @@ async def rewind_command(engine: Engine, word: str, rest: str) -> str | None:
                 return "Nothing to undo yet."
             last = points[-1]
             result = await engine.restore_checkpoint(last.checkpoint_id) if last.checkpoint_id else None
-            await engine.navigate_to(last.entry_id)
+            await engine.sessions.navigate_to(last.entry_id)
             moved = f"The conversation is back to before: {last.text}"
             return moved if result is None else _summary(result) + "\n" + moved
         if not argument:

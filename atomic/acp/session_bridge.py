@@ -63,10 +63,11 @@ _PERMISSION_OPTIONS = [
 
 
 def _options_for(request: ApprovalRequest) -> list[PermissionOption]:
-    """The four options; "Always allow" names the rule it saves (it allows once when there is none)."""
+    """The four options; "Always allow" names the rule it saves, and is left out when there is none
+    (a protected path, a command with expansions): an "always" that allows once would not mean it."""
     rule = request.always_rule
     if rule is None:
-        return _PERMISSION_OPTIONS
+        return [option for option in _PERMISSION_OPTIONS if option.option_id != "allow_always"]
     always = PermissionOption(option_id="allow_always", name=f"Always allow ({rule})", kind="allow_always")
     return [_PERMISSION_OPTIONS[0], always, *_PERMISSION_OPTIONS[2:]]
 
@@ -252,12 +253,13 @@ class SessionBridge:
             status="pending",
             raw_input=request.args,
         )
-        response = await self.conn.request_permission(
-            session_id=self.session_id, tool_call=tool_call, options=_options_for(request)
-        )
+        options = _options_for(request)
+        response = await self.conn.request_permission(session_id=self.session_id, tool_call=tool_call, options=options)
         outcome = response.outcome
         option = outcome.option_id if outcome.outcome == "selected" else None
-        decision = _DECISIONS.get(str(option), "reject_once")
+        # Only an option that was offered counts: an "always" the client made up rejects.
+        offered = {choice.option_id for choice in options}
+        decision = _DECISIONS.get(str(option), "reject_once") if option in offered else "reject_once"
         if decision in ("allow_once", "allow_always"):
             self.send(helpers.update_tool_call(request.tool_call_id, status="in_progress"))
         return decision

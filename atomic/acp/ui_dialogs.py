@@ -36,7 +36,7 @@ class AcpDialogs:
         # New dialogs arrive as engine events; attaching counts this client as a frontend that
         # answers dialogs (and replays any already open).
         self._unsubscribe = engine.subscribe(self._show)
-        self._detach = engine.attach_extension_ui(self._show)
+        self._detach = engine.extension_ui.attach(self._show)
 
     def close(self) -> None:
         self._unsubscribe()
@@ -61,9 +61,9 @@ class AcpDialogs:
             raise
         except Exception:  # the client failed or went away: the dialog is cancelled
             answer = CANCELLED
-        if self.engine.pending_extension_ui(request.id) is not None:
+        if self.engine.extension_ui.pending(request.id) is not None:
             try:
-                self.engine.resolve_extension_ui(request.id, answer)
+                self.engine.extension_ui.resolve(request.id, answer)
             except ValueError:
                 pass  # answered or timed out meanwhile
 

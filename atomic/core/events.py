@@ -128,6 +128,9 @@ class ToolExecutionUpdate(Event):
     tool_name: str
     args: Any = None
     partial_result: Any = None
+    # The partial result's text with the command's colours (SGR sequences only), for in-process frontends;
+    # never on the RPC wire.
+    display: str | None = Field(default=None, exclude=True)
 
 
 class ToolExecutionEnd(Event):
@@ -138,6 +141,8 @@ class ToolExecutionEnd(Event):
     is_error: bool = False
     # The write/edit tools' FileChange, for in-process frontends; never on the RPC wire.
     file_change: Any = Field(default=None, exclude=True)
+    # The result's text with the command's colours (SGR sequences only), as `ToolExecutionUpdate.display`.
+    display: str | None = Field(default=None, exclude=True)
 
 
 class BashExecutionUpdate(Event):

@@ -95,7 +95,7 @@ class RetrySettings(_Section):
 
 
 class ImageSettings(_Section):
-    auto_resize: bool = Field(default=True, alias="autoResize")
+    # pi's `autoResize` is not declared: images are sent as they are, and the key, kept as unknown, does nothing.
     block_images: bool = Field(
         default=False,
         alias="blockImages",

@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 
 Channel = Literal["stdout", "stderr"]
 OutputCallback = Callable[[Channel, str], None]
+# Receives the same output with its colours kept (SGR sequences only), for display; see `keep_colours`.
+DisplayCallback = Callable[[str], None]
 # Wraps `[shell, "-c", script]` into the command that really starts (the sandbox's launcher).
 Launcher = Callable[[list[str | bytes]], "Launch"]
 
@@ -48,6 +50,8 @@ _ANSI = re.compile(
 # An escape sequence that has started but not finished at the end of a chunk.
 _INCOMPLETE_ESCAPE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*|\][^\x07\x1b]*|[PX^_][^\x1b]*)?\Z")
 _MAX_HELD_ESCAPE = 4096
+# Select Graphic Rendition (colour, bold, underline): the one escape sequence shown, never interpreted.
+_SGR = re.compile(r"\x1b\[[0-9;:]*m")
 _CONTROL_BYTES = bytes(code for code in range(0x20) if code not in (0x09, 0x0A)) + b"\x7f"
 
 
@@ -66,6 +70,17 @@ def strip_ansi(text: str) -> str:
     return _ANSI.sub("", text)
 
 
+def _kept_if_sgr(match: re.Match[str]) -> str:
+    sequence = match.group()
+    return sequence if _SGR.fullmatch(sequence) else ""
+
+
+def keep_colours(text: str) -> str:
+    """`text` with its SGR sequences kept and every other escape and control (but tab and newline)
+    removed: `strip_ansi(keep_colours(t)) == strip_ansi(t)`, and no line is added or lost."""
+    return _ANSI.sub(_kept_if_sgr, text)
+
+
 class StreamSanitizer:
     """Incremental UTF-8 decoding plus escape-code removal that survives chunk boundaries."""
 
@@ -74,10 +89,23 @@ class StreamSanitizer:
         self._held = ""
 
     def feed(self, data: bytes, final: bool = False) -> str:
+        text, clean = self._decode(data, final)
+        return text if clean else strip_ansi(text)
+
+    def feed_both(self, data: bytes, final: bool = False) -> tuple[str, str]:
+        """(the text without escapes, the same text with its colours kept)."""
+        text, clean = self._decode(data, final)
+        if clean:
+            return text, text
+        coloured = keep_colours(text)
+        return strip_ansi(coloured), coloured
+
+    def _decode(self, data: bytes, final: bool) -> tuple[str, bool]:
+        """The text decoded so far (an unfinished escape held back) and whether it is clean already."""
         if not self._held and len(data.translate(None, _CONTROL_BYTES)) == len(data):
             # Nothing to strip (no escape, no control byte but tab and newline): the common case,
             # checked in one C pass instead of running the escape regex over every character.
-            return self._decoder.decode(data, final)
+            return self._decoder.decode(data, final), True
         text = self._held + self._decoder.decode(data, final)
         self._held = ""
         if not final:
@@ -85,7 +113,7 @@ class StreamSanitizer:
             if match and len(text) - match.start() <= _MAX_HELD_ESCAPE:
                 self._held = text[match.start() :]
                 text = text[: match.start()]
-        return strip_ansi(text)
+        return text, False
 
 
 def resolve_shell(shell_path: str | None) -> str:
@@ -102,11 +130,19 @@ def resolve_shell(shell_path: str | None) -> str:
     return shutil.which("bash") or shutil.which("sh") or "/bin/sh"
 
 
-async def _pump(stream: asyncio.StreamReader, channel: Channel, on_output: OutputCallback) -> None:
+async def _pump(
+    stream: asyncio.StreamReader, channel: Channel, on_output: OutputCallback, on_display: DisplayCallback | None
+) -> None:
     sanitizer = StreamSanitizer()
     while True:
         data = await stream.read(_READ_SIZE)
-        text = sanitizer.feed(data, final=not data)
+        if on_display is None:
+            text = sanitizer.feed(data, final=not data)
+        else:
+            text, coloured = sanitizer.feed_both(data, final=not data)
+            # The coloured copy first: on_output may send an update that should carry it already.
+            if coloured:
+                on_display(coloured)
         if text:
             on_output(channel, text)
         if not data:
@@ -242,6 +278,7 @@ async def run_shell(
     command_prefix: str | None = None,
     env: Mapping[str, str] | None = None,
     launcher: Launcher | None = None,
+    on_display: DisplayCallback | None = None,
 ) -> ShellResult:
     """Run `command` with `<shell> -c`, calling `on_output(channel, text)` as output arrives.
 
@@ -249,8 +286,9 @@ async def run_shell(
     still trickling from background children is waited for at most PIPE_DRAIN_SECONDS. On
     cancellation the process group is killed before CancelledError propagates. `env` replaces the
     environment when given. `launcher` starts the shell inside a sandbox: its launcher process leads
-    the group, so timeouts and aborts reach everything it started. Raises ShellError if the command
-    cannot start.
+    the group, so timeouts and aborts reach everything it started. `on_display` also gets the output
+    with its colours kept (see `keep_colours`), before `on_output` gets it without. Raises ShellError
+    if the command cannot start.
     """
     if not os.path.isdir(cwd):
         raise ShellError(f"Working directory does not exist: {cwd}\nCannot execute bash commands.")
@@ -270,8 +308,8 @@ async def run_shell(
     stdout, stderr = running.process.stdout, running.process.stderr
     assert stdout is not None and stderr is not None
     running.readers = [
-        asyncio.create_task(_pump(stdout, "stdout", on_output)),
-        asyncio.create_task(_pump(stderr, "stderr", on_output)),
+        asyncio.create_task(_pump(stdout, "stdout", on_output, on_display)),
+        asyncio.create_task(_pump(stderr, "stderr", on_output, on_display)),
     ]
     try:
         if launch is not None:

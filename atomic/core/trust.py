@@ -11,7 +11,7 @@ when the user trusts the folder. The decision comes from, in order:
 3. with `ask` (the default): the decision saved for the folder or its closest saved ancestor in
    `<agent dir>/trust.json`;
 4. otherwise the folder is undecided: nothing of the project loads, and an interactive frontend
-   may ask and then call `TrustStore.save` (or `ProjectTrust.trusted_once` for this run only).
+   may ask and then call `TrustStore.save` (or `TrustDecision.trusted_once` for this run only).
 
 Trust is never inferred from files inside the project or its environment. It is not a sandbox:
 a trusted project's servers run with the user's rights.
@@ -37,7 +37,7 @@ HOW_TO_TRUST = (
 
 
 @dataclass(frozen=True)
-class ProjectTrust:
+class TrustDecision:
     """The trust decision for one working folder."""
 
     cwd: Path
@@ -51,7 +51,7 @@ class ProjectTrust:
         """`ask` with no saved decision: an interactive frontend may ask the user."""
         return self.source == "undecided"
 
-    def trusted_once(self) -> ProjectTrust:
+    def trusted_once(self) -> TrustDecision:
         """Trust for this run only (the dialog's "trust once"): nothing is saved."""
         return replace(self, trusted=True, source="once", decided_by=None)
 
@@ -67,7 +67,7 @@ class ProjectTrust:
         return f"{self.cwd}: {state} ({why})"
 
 
-def trust_change_message(new: ProjectTrust, *, was_trusted: bool, loaded_project_extensions: list[str]) -> str:
+def trust_change_message(new: TrustDecision, *, was_trusted: bool, loaded_project_extensions: list[str]) -> str:
     """What an interactive frontend says after the user changed the decision in a running session.
 
     Python cannot unload an imported module (its hooks, tools and commands stay registered), so a
@@ -152,19 +152,19 @@ def resolve_trust(
     *,
     setting: str | None = None,
     approve: bool | None = None,
-) -> ProjectTrust:
+) -> TrustDecision:
     """Decide whether the project at `cwd` is trusted (see the module docstring for the order).
 
     `setting` is `defaultProjectTrust` from the user's own settings (an unknown value means `ask`);
     `approve` is the one-run command-line choice (True: --approve, False: --no-approve)."""
     folder = cwd.resolve()
     if approve is not None:
-        return ProjectTrust(folder, approve, "flag")
+        return TrustDecision(folder, approve, "flag")
     if setting == "always":
-        return ProjectTrust(folder, True, "setting")
+        return TrustDecision(folder, True, "setting")
     if setting == "never":
-        return ProjectTrust(folder, False, "setting")
+        return TrustDecision(folder, False, "setting")
     found = TrustStore(agent_dir).lookup(folder)
     if found is not None:
-        return ProjectTrust(folder, found[1], "saved", decided_by=found[0])
-    return ProjectTrust(folder, False, "undecided")
+        return TrustDecision(folder, found[1], "saved", decided_by=found[0])
+    return TrustDecision(folder, False, "undecided")

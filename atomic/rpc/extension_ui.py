@@ -23,7 +23,7 @@ def resolve_ui_response(engine: Engine, response: ExtensionUiResponse) -> bool:
     if not isinstance(response.id, str):
         return False
     try:
-        engine.resolve_extension_ui(response.id, answer_of(response))
+        engine.extension_ui.resolve(response.id, answer_of(response))
     except UiAnswerError:
         return False
     return True
@@ -33,7 +33,7 @@ def ui_response_error(engine: Engine, response: ExtensionUiResponse) -> str:
     """Why `response` answers nothing (for the error response). Has no effect on pending dialogs."""
     if response.id is None:
         return "extension_ui_response needs the id of the extension_ui_request it answers"
-    request = engine.pending_extension_ui(response.id) if isinstance(response.id, str) else None
+    request = engine.extension_ui.pending(response.id) if isinstance(response.id, str) else None
     if request is None:
         return f"No pending extension UI request with id {response.id!r}"
     try:

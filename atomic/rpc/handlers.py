@@ -85,12 +85,12 @@ async def clear_queue(e: Engine, _c: p.ClearQueue, _x: HandlerContext) -> Any:
 
 @handles(p.NewSession)
 async def new_session(e: Engine, c: p.NewSession, _x: HandlerContext) -> dict[str, bool]:
-    return {"cancelled": not await e.new_session(c.parent_session)}
+    return {"cancelled": not await e.sessions.new_session(c.parent_session)}
 
 
 @handles(p.GetState)
 async def get_state(e: Engine, _c: p.GetState, _x: HandlerContext) -> Any:
-    return wire.state_json(e.state(), e.trust_status(with_skipped=True))
+    return wire.state_json(e.state(), e.trust.status(with_skipped=True))
 
 
 @handles(p.GetMessages)
@@ -101,38 +101,38 @@ async def get_messages(e: Engine, _c: p.GetMessages, _x: HandlerContext) -> Any:
 
 @handles(p.SetModel)
 async def set_model(e: Engine, c: p.SetModel, _x: HandlerContext) -> Any:
-    return e.set_model(c.provider, c.model_id, persist=c.persist).to_wire()
+    return e.models.set_model(c.provider, c.model_id, persist=c.persist).to_wire()
 
 
 @handles(p.CycleModel)
 async def cycle_model(e: Engine, c: p.CycleModel, _x: HandlerContext) -> Any:
-    return wire.model_cycle_json(e.cycle_model(persist=c.persist))
+    return wire.model_cycle_json(e.models.cycle_model(persist=c.persist))
 
 
 @handles(p.GetAvailableModels)
 async def get_available_models(e: Engine, _c: p.GetAvailableModels, _x: HandlerContext) -> Any:
-    return {"models": [m.to_wire() for m in e.available_models()]}
+    return {"models": [m.to_wire() for m in e.models.available_models()]}
 
 
 @handles(p.LogoutProvider)
 async def logout_provider(e: Engine, c: p.LogoutProvider, _x: HandlerContext) -> Any:
-    return wire.logout_json(e.logout_provider(c.provider))
+    return wire.logout_json(e.models.logout_provider(c.provider))
 
 
 @handles(p.SetThinkingLevel)
 async def set_thinking_level(e: Engine, c: p.SetThinkingLevel, _x: HandlerContext) -> Any:
-    return wire.thinking_level_json(e.set_thinking_level(c.level, persist=c.persist))
+    return wire.thinking_level_json(e.models.set_thinking_level(c.level, persist=c.persist))
 
 
 @handles(p.CycleThinkingLevel)
 async def cycle_thinking_level(e: Engine, _c: p.CycleThinkingLevel, _x: HandlerContext) -> Any:
-    level = e.cycle_thinking_level()
+    level = e.models.cycle_thinking_level()
     return None if level is None else {"level": level}
 
 
 @handles(p.GetAvailableThinkingLevels)
 async def get_available_thinking_levels(e: Engine, _c: p.GetAvailableThinkingLevels, _x: HandlerContext) -> Any:
-    return {"levels": e.supported_levels()}
+    return {"levels": e.models.supported_levels()}
 
 
 @handles(p.SetSteeringMode)
@@ -203,7 +203,7 @@ async def export_html(e: Engine, c: p.ExportHtml, _x: HandlerContext) -> Any:
 
 @handles(p.SwitchSession)
 async def switch_session(e: Engine, c: p.SwitchSession, _x: HandlerContext) -> dict[str, bool]:
-    cancelled = not await e.switch_session(c.session_path)
+    cancelled = not await e.sessions.switch_session(c.session_path)
     recovery = e.state().session_recovery
     if not cancelled and recovery is not None:
         # Said once, as at start-up: the file was damaged and what was skipped (get_state keeps it).
@@ -216,24 +216,24 @@ async def fork(e: Engine, c: p.Fork, _x: HandlerContext) -> Any:
     if c.restore_files:
         result, restored = await e.fork_with_files(c.entry_id)
         return wire.fork_json(result, restored)
-    return wire.fork_json(await e.fork(c.entry_id), None)
+    return wire.fork_json(await e.sessions.fork(c.entry_id), None)
 
 
 @handles(p.Clone)
 async def clone(e: Engine, _c: p.Clone, _x: HandlerContext) -> Any:
-    return {"cancelled": not await e.clone()}
+    return {"cancelled": not await e.sessions.clone()}
 
 
 @handles(p.GetForkMessages)
 async def get_fork_messages(e: Engine, _c: p.GetForkMessages, _x: HandlerContext) -> Any:
-    return wire.fork_messages_json(e.fork_messages())
+    return wire.fork_messages_json(e.sessions.fork_messages())
 
 
 @handles(p.GetEntries)
 async def get_entries(e: Engine, c: p.GetEntries, _x: HandlerContext) -> Any:
     # The stored lines are the wire form already: spliced, not parsed and dumped again.
     try:
-        lines, leaf_id = e.stored_entries(c.since)
+        lines, leaf_id = e.sessions.stored_entries(c.since)
     except KeyError as exc:
         raise ValueError(f"Unknown entry id for since: {c.since}") from exc
     return wire.entries_json(lines, leaf_id)
@@ -241,7 +241,7 @@ async def get_entries(e: Engine, c: p.GetEntries, _x: HandlerContext) -> Any:
 
 @handles(p.GetTree)
 async def get_tree(e: Engine, _c: p.GetTree, _x: HandlerContext) -> Any:
-    return wire.tree_json(e.stored_tree())
+    return wire.tree_json(e.sessions.stored_tree())
 
 
 @handles(p.GetLastAssistantText)
@@ -251,7 +251,7 @@ async def get_last_assistant_text(e: Engine, _c: p.GetLastAssistantText, _x: Han
 
 @handles(p.SetSessionName)
 async def set_session_name(e: Engine, c: p.SetSessionName, _x: HandlerContext) -> NoData:
-    e.set_session_name(c.name)
+    e.sessions.set_session_name(c.name)
     return NO_DATA
 
 
@@ -273,12 +273,12 @@ async def extension_ui_response(e: Engine, c: p.ExtensionUiResponse, _x: Handler
 
 @handles(p.ImportSession)
 async def import_session(e: Engine, c: p.ImportSession, _x: HandlerContext) -> dict[str, bool]:
-    return {"cancelled": not await e.import_session(c.input_path)}
+    return {"cancelled": not await e.sessions.import_session(c.input_path)}
 
 
 @handles(p.SetLabel)
 async def set_label(e: Engine, c: p.SetLabel, _x: HandlerContext) -> Any:
-    e.set_label(c.entry_id, c.label)
+    e.sessions.set_label(c.entry_id, c.label)
     return NO_DATA
 
 
@@ -289,7 +289,7 @@ async def navigate_tree(e: Engine, c: p.NavigateTree, _x: HandlerContext) -> Any
             raise ValueError("restoreFiles needs a user message as targetId")
         text, restored = await e.navigate_with_files(c.target_id)
     else:
-        text, restored = await e.navigate_to(c.target_id), None
+        text, restored = await e.sessions.navigate_to(c.target_id), None
     return wire.navigate_json(text, restored)
 
 
@@ -310,7 +310,7 @@ async def set_permission_mode(e: Engine, c: p.SetPermissionMode, _x: HandlerCont
 
 @handles(p.GetMcpServers)
 async def get_mcp_servers(e: Engine, _c: p.GetMcpServers, _x: HandlerContext) -> Any:
-    return wire.mcp_servers_json(e.mcp_servers(), e.trust_status())
+    return wire.mcp_servers_json(e.mcp.servers(), e.trust.status())
 
 
 @handles(p.GetCheckpoints)
@@ -330,7 +330,7 @@ async def restore_checkpoint(e: Engine, c: p.RestoreCheckpoint, _x: HandlerConte
 
 @handles(p.ReconnectMcpServer)
 async def reconnect_mcp_server(e: Engine, c: p.ReconnectMcpServer, _x: HandlerContext) -> Any:
-    state = await e.reconnect_mcp_server(c.name)
+    state = await e.mcp.reconnect(c.name)
     if state is None:
         raise ValueError(f"No MCP server named {c.name!r}")
     return {"server": wire.mcp_server_json(state)}

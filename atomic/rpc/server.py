@@ -111,7 +111,7 @@ class RpcServer:
         self._updates = MessageUpdateLines()
         engine.subscribe(self._on_event)
         # This client answers extension dialogs; statuses etc. set before now are sent first.
-        engine.attach_extension_ui(self._on_event)
+        engine.extension_ui.attach(self._on_event)
 
     def _on_event(self, event: Event) -> None:
         if type(event) is MessageUpdate:  # one per streamed delta: the fast path
@@ -126,7 +126,7 @@ class RpcServer:
             # load the provider's modules and HTTP stack in the background: start-up and idle memory stay as they were.
             self._warm_up_pending = False
             loop = asyncio.get_running_loop()
-            loop.call_soon(loop.call_soon, self.engine.warm_up_provider)
+            loop.call_soon(loop.call_soon, self.engine.models.warm_up_provider)
         head: dict[str, Any] = {}
         if request_id is not NO_ID:
             head["id"] = request_id

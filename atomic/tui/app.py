@@ -204,7 +204,7 @@ class AtomicApp(AppHost):
         self.set_activity(None)
         self.show_startup()
         # MCP notices (a server failed to start, project servers skipped) as toasts; never on stderr.
-        self.engine.set_mcp_notice_sink(lambda line: self.notify(line, severity="warning", timeout=8))
+        self.engine.mcp.set_notice_sink(lambda line: self.notify(line, severity="warning", timeout=8))
         self.renderer.render_history(self.engine.messages())
         self.todo_panel.show(self.engine.state().todos)
         self.load_prompt_history()
@@ -287,8 +287,8 @@ class AtomicApp(AppHost):
         sandbox_notice = engine.sandbox_notice()
         if sandbox_notice is not None:
             self.renderer.note(sandbox_notice, "warning")
-        if engine.model is None:
-            guide = engine.no_model_guide().replace(str(self.agent_dir), tilde(self.agent_dir))
+        if engine.models.model is None:
+            guide = engine.models.no_model_guide().replace(str(self.agent_dir), tilde(self.agent_dir))
             # Said from inside Atomic: "start `atomic` and type /login" would send the user in a circle.
             guide = guide.replace("Or start `atomic` and type /login", "Or type /login")
             self.renderer.note("Welcome to Atomic.\n\n" + guide, "guide")
@@ -327,7 +327,7 @@ class AtomicApp(AppHost):
                 # not at start: a run that never prompts does not pay for it, and a prompt sent before
                 # it is done waits for it off the event loop, so typing never freezes.
                 self.provider_warm_up_started = True
-                self.engine.warm_up_provider()
+                self.engine.models.warm_up_provider()
 
     # ------------------------------------------------------------------ input
 
@@ -447,13 +447,13 @@ class AtomicApp(AppHost):
         self.slash.open_model_picker()
 
     def action_cycle_model(self, backwards: bool = False) -> None:
-        result = self.engine.cycle_model(backwards=backwards)
+        result = self.engine.models.cycle_model(backwards=backwards)
         if result is None:
             self.notify("Only one model available")
             return
-        model = self.engine.model
+        model = self.engine.models.model
         name = (model.name or model.id) if model is not None else "no model"  # a cycle always lands on one
-        self.notify(f"Switched to {name} (thinking: {self.engine.thinking_level})")
+        self.notify(f"Switched to {name} (thinking: {self.engine.models.thinking_level})")
         self.after_state_change()
 
     def action_cycle_model_back(self) -> None:
@@ -463,12 +463,12 @@ class AtomicApp(AppHost):
         """F3: the next thinking level, saved like /thinking (for this model and as the default)."""
         if self.engine is None:
             return
-        before = self.engine.thinking_level
-        level = self.engine.cycle_thinking_level()
+        before = self.engine.models.thinking_level
+        level = self.engine.models.cycle_thinking_level()
         if level is None:
             self.notify("Current model does not support thinking")
             return
-        self.engine.set_thinking_level(level, persist=True)
+        self.engine.models.set_thinking_level(level, persist=True)
         self.notify(f"Thinking level: {before} → {level}")
         self.status = replace(self.status, model=model_status(self.engine))
 

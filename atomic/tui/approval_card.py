@@ -1,4 +1,5 @@
-"""The approval card: a tool call waits above the editor for y (allow once), a (always) or n (reject).
+"""The approval card: a tool call waits above the editor for y (allow once), a (always, offered only
+when the engine names a rule to save) or n (reject).
 
 It never takes keys the person is typing. While keys keep coming (typed before the card appeared, or
 since), they go to the editor as usual; the card takes the keyboard only after `GRACE_S` with no key
@@ -26,20 +27,23 @@ from atomic.core.contract import ApprovalAnswer, ApprovalRequest, Decision
 GRACE_S = 0.5
 WAITING_HINT = "typing goes to the editor · keys answer once you pause (0.5 s)"
 READY_HINT = "y yes · a always · n no · r no, with a reason · ↑↓ enter choose · esc no"
+# No "always" when there is no rule to save (a protected path, a chain with expansions): it would be
+# asked again anyway, and a choice that says "always" must mean it.
+READY_HINT_NO_ALWAYS = "y yes · n no · r no, with a reason · ↑↓ enter choose · esc no"
 REASON_HINT = "enter: say no with this reason · esc: no, without a reason"
 
 
 def _always_label(request: ApprovalRequest) -> str:
     # The engine names the exact rule an "always" answer saves: the card says it, word for word.
-    if request.always_rule:
-        home = str(Path.home())
-        rule = request.always_rule.replace(home + "/", "~/") if home != "/" else request.always_rule
-        return f"Yes, and always allow {rule} (saved) (a)"
-    if request.kind == "execute":
-        if request.command_prefix is None:
-            return "Yes (this command chains or redirects: it will be asked again) (a)"
-        return f"Yes, and don't ask again for `{request.command_prefix}` commands (a)"
-    return f"Yes, and don't ask again for {request.tool_name} in this session (a)"
+    rule = request.always_rule or ""
+    home = str(Path.home())
+    if home != "/":
+        rule = rule.replace(home + "/", "~/")
+    return f"Yes, and always allow {rule} (saved) (a)"
+
+
+def ready_hint(request: ApprovalRequest) -> str:
+    return READY_HINT if request.always_rules else READY_HINT_NO_ALWAYS
 
 
 class ApprovalCard(Vertical):
@@ -53,8 +57,11 @@ class ApprovalCard(Vertical):
     ApprovalCard.-ready { border: round $accent; border-title-color: $accent; }
     ApprovalCard #approval-title { height: auto; }
     ApprovalCard #approval-why { height: auto; color: $warning; }
-    ApprovalCard #approval-preview { height: auto; max-height: 24; margin-bottom: 1; }
-    ApprovalCard OptionList, ApprovalCard OptionList:focus { height: auto; border: none; padding: 0; background: transparent; }
+    ApprovalCard #approval-preview { height: auto; max-height: 24; }
+    /* A blank line between what is asked (title, reason, preview) and the choices. */
+    ApprovalCard OptionList, ApprovalCard OptionList:focus {
+        height: auto; border: none; padding: 0; margin-top: 1; background: transparent;
+    }
     ApprovalCard OptionList:disabled { opacity: 60%; }
     ApprovalCard Input { display: none; border: tall $boost; }
     ApprovalCard.-reason Input { display: block; }
@@ -89,11 +96,12 @@ class ApprovalCard(Vertical):
 
     def compose(self) -> ComposeResult:
         labels: dict[Decision, str] = {
-            "allow_once": "Yes, run it (y)" if self.request.kind == "execute" else "Yes, allow it (y)",
-            "allow_always": _always_label(self.request),
-            "reject_once": "No, tell the model to do something else (n; r: with a reason)",
+            "allow_once": "Yes, run it (y)" if self.request.kind == "execute" else "Yes, allow it (y)"
         }
-        yield Static(self.request.title, id="approval-title", markup=False)
+        if self.request.always_rules:
+            labels["allow_always"] = _always_label(self.request)
+        labels["reject_once"] = "No, tell the model to do something else (n; r: with a reason)"
+        yield Static(self._title(), id="approval-title", markup=False)
         if self.request.asked_because:
             yield Static(f"Asked because {self.request.asked_because}", id="approval-why", markup=False)
         if self.preview.plain:
@@ -103,6 +111,14 @@ class ApprovalCard(Vertical):
         yield choices
         yield Input(placeholder="why not? (the model reads this)", id="approval-reason")
         yield Static(WAITING_HINT, id="approval-hint")
+
+    def _title(self) -> str:
+        # A command of several lines is shown whole, highlighted, in the preview: the title says how many
+        # lines there are instead of repeating them (broken across the title's backticks).
+        command = self.request.args.get("command") if self.request.kind == "execute" else None
+        if isinstance(command, str) and "\n" in command.strip() and self.preview.plain:
+            return f"Run this {len(command.strip().splitlines())}-line command:"
+        return self.request.title
 
     def on_mount(self) -> None:
         self.query_one(OptionList).highlighted = 0
@@ -130,11 +146,13 @@ class ApprovalCard(Vertical):
         choices = self.query_one(OptionList)
         choices.disabled = False
         choices.focus(scroll_visible=False)
-        self.query_one("#approval-hint", Static).update(READY_HINT)
+        self.query_one("#approval-hint", Static).update(ready_hint(self.request))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("decide", "reject", "ask_reason") and not self.ready:
             return False
+        if action == "decide" and parameters == ("allow_always",) and not self.request.always_rules:
+            return False  # nothing would be remembered: `a` does not pass for "always"
         return True
 
     # ------------------------------------------------------------------ answers

@@ -112,7 +112,7 @@ class SlashCommands:
 
     async def _model_chosen(self, choice: ModelChoice) -> None:
         # An interactive choice becomes the default for the next start, as in pi.
-        chosen = self.app.engine.set_model(choice.provider, choice.model_id, persist=True)
+        chosen = self.app.engine.models.set_model(choice.provider, choice.model_id, persist=True)
         self.app.notify(f"Model: {chosen.provider}/{chosen.id}")
 
     def _switch_model_directly(self, term: str) -> bool:
@@ -120,13 +120,13 @@ class SlashCommands:
         engine = self.app.engine
         wanted = term.strip().lower()
         matches = [
-            m for m in engine.available_models() if wanted in (m.id.lower(), f"{m.provider}/{m.id}".lower())
+            m for m in engine.models.available_models() if wanted in (m.id.lower(), f"{m.provider}/{m.id}".lower())
         ]
         if len(matches) != 1:
             return False
         model = matches[0]
         try:
-            engine.set_model(model.provider, model.id)
+            engine.models.set_model(model.provider, model.id)
         except ValueError as exc:
             self.app.notify(str(exc), severity="error")
             return True
@@ -140,7 +140,7 @@ class SlashCommands:
         self._push("thinking", lambda: ThinkingPickerScreen(self.app.engine), self._thinking_chosen)
 
     async def _thinking_chosen(self, level: str) -> None:
-        result = self.app.engine.set_thinking_level(level, persist=True)
+        result = self.app.engine.models.set_thinking_level(level, persist=True)
         self.app.notify(f"Thinking level: {result.level}")
 
     @slash("settings", "Open settings")
@@ -164,7 +164,7 @@ class SlashCommands:
     async def _new(self, _args: str) -> None:
         engine = self.app.engine
         assert engine is not None
-        if await engine.new_session():
+        if await engine.sessions.new_session():
             self.app.notify("New session started")
         else:
             self.app.notify("New session cancelled by an extension", severity="warning")
@@ -179,7 +179,7 @@ class SlashCommands:
         self._push("resume", lambda: SessionPickerScreen(self.app.engine), self._session_chosen)
 
     async def _session_chosen(self, choice: SessionChoice) -> None:
-        if await self.app.engine.switch_session(choice.path):
+        if await self.app.engine.sessions.switch_session(choice.path):
             self.app.notify(f"Resumed: {choice.title}")
             recovery = self.app.engine.state().session_recovery
             if recovery is not None:
@@ -198,7 +198,7 @@ class SlashCommands:
             else:
                 self.app.notify("Usage: /name <name>", severity="warning")
             return
-        engine.set_session_name(args)
+        engine.sessions.set_session_name(args)
         self.app.notify(f"Session name set: {args}")
 
     @slash("session", "Session file, id, messages, tokens and cost")
@@ -217,7 +217,7 @@ class SlashCommands:
 
     async def _fork_chosen(self, entry_id: str) -> None:
         async def move() -> None:
-            result = await self.app.engine.fork(entry_id)
+            result = await self.app.engine.sessions.fork(entry_id)
             if result.cancelled:
                 self.app.notify("Fork cancelled by an extension")
             else:
@@ -230,7 +230,7 @@ class SlashCommands:
         engine = self.app.engine
         assert engine is not None
         try:
-            cloned = await engine.clone()
+            cloned = await engine.sessions.clone()
         except ValueError as exc:
             self.app.notify(str(exc), severity="warning")
             return
@@ -244,7 +244,7 @@ class SlashCommands:
 
     async def _tree_chosen(self, choice: TreeChoice) -> None:
         async def move() -> None:
-            text = await self.app.engine.navigate_to(choice.entry_id)
+            text = await self.app.engine.sessions.navigate_to(choice.entry_id)
             if text is not None:
                 self.app.restore_to_editor([text])  # a user message: its text comes back to be edited and resent
             else:
@@ -345,11 +345,11 @@ class SlashCommands:
             self._subscription_login(provider)
             return
         if choice.api_key is None:
-            engine.logout_provider(provider)
+            engine.models.logout_provider(provider)
             text = logout_text(engine, provider)
         else:
             try:
-                engine.login_provider(provider, choice.api_key)
+                engine.models.login_provider(provider, choice.api_key)
                 model = select_provider_model(engine, provider)
             except Exception as exc:
                 app.notify(str(exc), title="Login failed", severity="error")
@@ -362,7 +362,7 @@ class SlashCommands:
                     "ctrl+l picks another."
                 )
         # A line in the conversation rather than a toast: it says what happens to the next message.
-        app.renderer.setup_note(text, ready=engine.model is not None)
+        app.renderer.setup_note(text, ready=engine.models.model is not None)
 
     def _subscription_login(self, provider: str) -> None:
         from atomic.core.contract import subscription_logins
@@ -385,7 +385,7 @@ class SlashCommands:
         else:
             text = (f"Logged in to {outcome.provider}. Using {model.name or model.id} "
                     f"({outcome.provider}/{model.id}); ctrl+l picks another.")
-        app.renderer.setup_note(text, ready=engine.model is not None)
+        app.renderer.setup_note(text, ready=engine.models.model is not None)
 
     @slash("mcp", "MCP servers: status, tools, errors, reconnect")
     async def _mcp(self, _args: str) -> None:

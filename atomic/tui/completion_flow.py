@@ -52,7 +52,7 @@ class CompletionFlow:
         app = self.app
         if app.engine is None or not query:
             return []
-        items = [CompletionItem(mention, mention, about) for mention, about in app.engine.mcp_resource_mentions()]
+        items = [CompletionItem(mention, mention, about) for mention, about in app.engine.mcp.resource_mentions()]
         return rank(items, "@" + query)[:MAX_ITEMS]
 
     def popup_key(self, key: str) -> bool:

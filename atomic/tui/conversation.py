@@ -12,8 +12,8 @@ from textual.geometry import Size
 from textual.widget import Widget
 from textual.widgets import Static
 
+from atomic.tui.ansi_output import coloured_content
 from atomic.tui.streaming import StreamingMarkdown
-from atomic.tui.tool_format import output_content
 
 BASH_PREVIEW_LINES = 8
 
@@ -266,7 +266,7 @@ class BashView(VerticalGroup):
         text = "\n".join(shown)
         if skipped:
             text = f"… {skipped} earlier lines\n{text}"
-        self._output_widget.update(output_content(text))
+        self._output_widget.update(coloured_content(text))
         self._output_widget.display = bool(text)  # no blank line for a command that printed nothing
 
     def finish(self, output: str, exit_code: int | None, cancelled: bool) -> None:

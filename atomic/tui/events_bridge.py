@@ -154,10 +154,12 @@ class EventBridge:
         self.app.renderer.on_tool_start(event.tool_call_id, event.tool_name, event.args)
 
     def on_tool_execution_update(self, event: ev.ToolExecutionUpdate) -> None:
-        self.app.renderer.on_tool_update(event.tool_call_id, event.tool_name, event.args, event.partial_result)
+        renderer = self.app.renderer
+        renderer.on_tool_update(event.tool_call_id, event.tool_name, event.args, event.partial_result, event.display)
 
     def on_tool_execution_end(self, event: ev.ToolExecutionEnd) -> None:
-        self.app.renderer.on_tool_end(event.tool_call_id, event.tool_name, event.result, event.is_error)
+        renderer = self.app.renderer
+        renderer.on_tool_end(event.tool_call_id, event.tool_name, event.result, event.is_error, event.display)
 
     def on_queue_update(self, event: ev.QueueUpdate) -> None:
         self.app.status = replace(self.app.status, steering=tuple(event.steering), follow_up=tuple(event.follow_up))

@@ -25,9 +25,9 @@ class ExtensionUiPresenter:
         self.app = app
         self.dialogs: dict[str, ExtensionDialog[Any]] = {}
         self.statuses: dict[str, str] = {}
-        self._unsubscribe: list[Callable[[], None]] = [self.app.engine.on_extension_ui_settled(self._settled)]
+        self._unsubscribe: list[Callable[[], None]] = [self.app.engine.extension_ui.on_settled(self._settled)]
         # Attaching replays what extensions already set (statuses, widgets, title, early notices).
-        self._unsubscribe.append(self.app.engine.attach_extension_ui(self._replay))
+        self._unsubscribe.append(self.app.engine.extension_ui.attach(self._replay))
 
     def close(self) -> None:
         for undo in self._unsubscribe:
@@ -86,7 +86,7 @@ class ExtensionUiPresenter:
             else:
                 answer = UiAnswer(value=str(result))
             try:
-                self.app.engine.resolve_extension_ui(request_id, answer)
+                self.app.engine.extension_ui.resolve(request_id, answer)
             except UiAnswerError:
                 pass  # the engine ended it first (timeout or abort)
 

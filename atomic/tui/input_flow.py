@@ -108,7 +108,7 @@ class InputFlow:
         except PromptRejected as exc:
             # Nothing typed is lost: the text goes back into the editor.
             app.restore_to_editor([text])
-            if engine.model is None:
+            if engine.models.model is None:
                 # The welcome guide already says how to get a model: one line, not the guide again.
                 app.show_error(NO_MODEL_REMINDER)
             else:

@@ -150,14 +150,15 @@ class ConversationRenderer:
     def on_tool_start(self, call_id: str, name: str, args: Any) -> None:
         self._card(call_id, name, args).set_status("running", args)
 
-    def on_tool_update(self, call_id: str, name: str, args: Any, partial: Any) -> None:
+    def on_tool_update(self, call_id: str, name: str, args: Any, partial: Any, display: str | None = None) -> None:
         card = self._card(call_id, name, args)
         if card.status != "running":
             card.set_status("running")
-        card.set_output(result_text(partial))
+        card.set_output(result_text(partial), display)
 
-    def on_tool_end(self, call_id: str, name: str, result: Any, is_error: bool) -> None:
-        self._card(call_id, name, None).finish(result, is_error)
+    def on_tool_end(self, call_id: str, name: str, result: Any, is_error: bool, display: str | None = None) -> None:
+        """`display`: the result's text with the command's colours (live calls only; stored results have none)."""
+        self._card(call_id, name, None).finish(result, is_error, display)
 
     def _card(
         self,

@@ -92,7 +92,7 @@ class RewindFlow:
             if action in ("both", "code") and point.checkpoint_id is not None:
                 result = await engine.restore_checkpoint(point.checkpoint_id)
             if action in ("both", "conversation"):
-                text = await engine.navigate_to(point.entry_id)
+                text = await engine.sessions.navigate_to(point.entry_id)
                 if text is not None:
                     self.app.restore_to_editor([text])
         except Exception as exc:

@@ -52,16 +52,17 @@ class StatusRecord:
 
 
 def model_status(engine: Engine) -> ModelStatus:
-    model = engine.model
+    models = engine.models
+    model = models.model
     if model is None:
-        return ModelStatus(thinking_level=engine.thinking_level)
+        return ModelStatus(thinking_level=models.thinking_level)
     return ModelStatus(
         provider=model.provider,
         model_id=model.id,
-        thinking_level=engine.thinking_level,
+        thinking_level=models.thinking_level,
         reasoning=bool(model.reasoning),
-        show_provider=len({m.provider for m in engine.available_models()}) > 1,
-        has_key=engine.has_auth(model),
+        show_provider=len({m.provider for m in models.available_models()}) > 1,
+        has_key=models.has_auth(model),
     )
 
 

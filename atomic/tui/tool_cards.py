@@ -9,6 +9,7 @@ expands all).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from textual.app import ComposeResult
@@ -16,12 +17,12 @@ from textual.containers import VerticalGroup
 from textual.content import Content
 from textual.widgets import Static
 
+from atomic.tui.ansi_output import coloured_content, coloured_tail, plain_text
 from atomic.tui.tool_format import (
     command_lines,
     diff_content,
     highlighted,
     language_for,
-    output_content,
     result_text,
     split_abort,
     summarize_args,
@@ -64,6 +65,8 @@ class ToolCard(VerticalGroup):
     ToolCard > .tool-full { display: none; color: $text-muted; }
     ToolCard.-failed > .tool-full { color: $error; }
     ToolCard.-written > .tool-output, ToolCard.-written > .tool-full { color: $foreground; }
+    /* Output with the command's own colours: the rest in the terminal's plain colour, as a terminal shows it. */
+    ToolCard.-coloured > .tool-output, ToolCard.-coloured > .tool-full { color: $foreground; }
     ToolCard > .tool-empty { display: none; }
     """
 
@@ -74,6 +77,8 @@ class ToolCard(VerticalGroup):
         self.args = args
         self.status = status
         self.output = ""
+        # The output with the command's colours, when the engine sent it (live bash calls); None: `output`.
+        self.coloured_output: str | None = None
         self.diff: str | None = None
         self.exit_code: int | None = None
         self._header = Static(self._header_content(), classes="tool-header")
@@ -130,11 +135,11 @@ class ToolCard(VerticalGroup):
             self.set_class(name == status, f"-{name}")
         self._header.update(self._header_content())
 
-    def set_output(self, text: str) -> None:
-        self.output = text
+    def set_output(self, text: str, display: str | None = None) -> None:
+        self.output, self.coloured_output = text, display
         self._render_output()
 
-    def finish(self, result: Any, is_error: bool) -> None:
+    def finish(self, result: Any, is_error: bool, display: str | None = None) -> None:
         text = result_text(result)
         details = result.get("details") if isinstance(result, dict) else None
         if isinstance(details, dict) and isinstance(details.get("diff"), str) and not is_error:
@@ -142,14 +147,16 @@ class ToolCard(VerticalGroup):
         aborted, text = split_abort(result, text) if is_error else (False, text)
         if aborted:
             # The output streamed so far stays when the result carries none of its own.
-            self.output = text if text.strip() else self.output
+            if text.strip():
+                self.output = text
+                self.coloured_output = split_abort(result, display)[1] if display is not None else None
             self.set_status("aborted")
             self._render_output()
             return
         if self.tool_name == "bash" and is_error:
             match = _EXIT_CODE.search(text)
             self.exit_code = int(match.group(1)) if match else None
-        self.output = text
+        self.output, self.coloured_output = text, display
         self.set_status("failed" if is_error else "done")
         self._render_output()
 
@@ -169,17 +176,21 @@ class ToolCard(VerticalGroup):
     def _render_output(self) -> None:
         written = self._written()
         self.set_class(written is not None, "-written")
+        self.set_class(self.coloured_output is not None and self.diff is None, "-coloured")
         if written is not None:
             self._render_written(written)
+            return
+        # Bash and failures matter at the end; file contents at the start.
+        from_end = self.tool_name == "bash" or self.status in ("failed", "aborted")
+        if self.coloured_output is not None and self.diff is None:
+            self._render_coloured(self.coloured_output.rstrip("\n"), from_end)
             return
         if self.diff is not None:
             full = diff_content(self.diff)
             lines = self.diff.splitlines()
         else:
-            full = output_content(self.output.rstrip("\n"))
+            full = coloured_content(self.output.rstrip("\n"))
             lines = full.plain.splitlines()
-        # Bash and failures matter at the end; file contents at the start.
-        from_end = self.tool_name == "bash" or self.status in ("failed", "aborted")
         limit = PREVIEW_LINES * 2 if self.diff is not None else PREVIEW_LINES
         if len(lines) <= limit:
             preview = full
@@ -191,6 +202,21 @@ class ToolCard(VerticalGroup):
             body = Content("\n").join(kept)
             preview = Content("\n").join([note, body]) if from_end else Content("\n").join([body, note])
         self._show(preview, full, bool(lines))
+
+    def _render_coloured(self, text: str, from_end: bool) -> None:
+        """Output with colours: only the preview's lines are styled now (styling is linear in size and
+        runs on the UI loop); the full view when Ctrl+O first shows it."""
+        total = text.count("\n") + 1 if text else 0
+        if total <= PREVIEW_LINES:
+            preview = coloured_content(text)
+        elif from_end:
+            note = _more_note(total - PREVIEW_LINES, total)
+            preview = Content("\n").join([note, coloured_tail(text, PREVIEW_LINES)])
+        else:
+            head = coloured_content("\n".join(text.split("\n", PREVIEW_LINES)[:PREVIEW_LINES]))
+            preview = Content("\n").join([head, _more_note(total - PREVIEW_LINES, total)])
+        self._show(preview, None, bool(total))
+        self._full.set_lazy(("ansi", text), plain_text(text), lambda: coloured_content(text))
 
     def _render_written(self, written: str) -> None:
         lines = self._written_lines()
@@ -218,20 +244,24 @@ class LazyCode(Static):
     def __init__(self, classes: str) -> None:
         super().__init__("", classes=classes)
         self._source: tuple[str, str] | None = None
-        self._highlighted = True
+        self._build: Callable[[], Content] | None = None
 
     def update(self, content: Any = "", *, layout: bool = True) -> None:
-        self._source, self._highlighted = None, True
+        self._source, self._build = None, None
         super().update(content, layout=layout)
 
     def set_code(self, code: str, language: str) -> None:
-        if self._source == (code, language):
+        self.set_lazy((code, language), code, lambda: highlighted(code, language))
+
+    def set_lazy(self, source: tuple[str, str], plain: str, build: Callable[[], Content]) -> None:
+        """Show `plain` until first rendered, then what `build` makes of the same text (same lines)."""
+        if self._source == source:
             return
-        super().update(Content(code))
-        self._source, self._highlighted = (code, language), False
+        super().update(Content(plain))
+        self._source, self._build = source, build
 
     def render(self) -> Any:
-        if not self._highlighted and self._source is not None:
-            self._highlighted = True
-            self.content = highlighted(*self._source)  # same lines, same height: no new layout
+        if self._build is not None:
+            build, self._build = self._build, None
+            self.content = build()  # same lines, same height: no new layout
         return super().render()

@@ -100,22 +100,6 @@ def split_abort(result: Any, text: str) -> tuple[bool, str]:
     return True, text.rstrip()[: match.start()].rstrip("\n")
 
 
-# Escape sequences other than colour and weight (SGR, `ESC [ … m`): titles, cursor moves, other controls.
-_NOT_COLOUR = re.compile(
-    r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b\[[0-?]*[ -/]*[@-ln-~]|\x1b[PX^_][^\x1b]*\x1b\\|[\x00-\x08\x0b-\x1a\x1c-\x1f\x7f]"
-)
-
-
-def output_content(text: str) -> Content:
-    """Tool output as shown: ANSI colours and bold kept (`ls --color`, test runners), other escape
-    sequences dropped; plain text as it is."""
-    if "\x1b" not in text:
-        return Content(text)
-    from rich.text import Text
-
-    return Content.from_rich_text(Text.from_ansi(_NOT_COLOUR.sub("", text)))
-
-
 def diff_content(diff: str) -> Content:
     """Colour a compact diff (`+NN text`, `-NN text`, ` NN text`, `...`)."""
     lines = []

@@ -13,10 +13,10 @@ def ask_on_first_run(app: AppHost, *, then: Callable[[], Awaitable[None]]) -> bo
     """Show the dialog when `ask` left the folder undecided and it brings something (True if shown);
     `then` (e.g. the initial message) runs once the answer has been applied."""
     engine = app.engine
-    trust = engine.project_trust
+    trust = engine.trust.decision
     if trust is None or not trust.undecided:
         return False
-    offer = engine.skipped_project_resources()
+    offer = engine.trust.skipped()
     if offer.empty:
         return False
     screen = TrustScreen(trust, offer, first_run=True)
@@ -34,12 +34,12 @@ def ask_on_first_run(app: AppHost, *, then: Callable[[], Awaitable[None]]) -> bo
 def open_trust_screen(app: AppHost) -> None:
     """`/trust`: the decision for this folder, what the folder brings, and the choices to change it."""
     engine = app.engine
-    trust = engine.project_trust
+    trust = engine.trust.decision
     if trust is None:
         app.notify("/trust is not available yet", severity="warning")
         return
     screen = TrustScreen(
-        trust, engine.project_resources(), first_run=False, can_forget=engine.trust_saved_here()
+        trust, engine.trust.project_resources(), first_run=False, can_forget=engine.trust.saved_here()
     )
     app.push_screen(screen, lambda choice: _answer(app, choice))
 
@@ -57,16 +57,16 @@ def _answer(app: AppHost, choice: TrustChoice | None, then: Callable[[], Awaitab
 async def apply_choice(app: AppHost, choice: TrustChoice) -> None:
     """Save the choice (except "once") and load or stop using the project's resources."""
     engine = app.engine
-    current = engine.project_trust
+    current = engine.trust.decision
     was_trusted = current is not None and current.trusted
     try:
-        new = await engine.decide_project_trust(choice)
+        new = await engine.trust.decide(choice)
     except (OSError, ValueError) as exc:  # trust.json could not be written: nothing changed
         app.notify(f"Could not save the trust decision: {exc}", severity="error")
         return
     app.apply_settings()
     app.after_state_change()
-    loaded = engine.loaded_project_extensions()
+    loaded = engine.trust.loaded_extensions()
     message = trust_change_message(new, was_trusted=was_trusted, loaded_project_extensions=loaded)
     if was_trusted and not new.trusted and loaded:
         app.notify(message, severity="warning", timeout=12)  # long: the user must not miss it

@@ -50,7 +50,7 @@ async def test_allow_always_for_a_write_covers_only_the_working_folder(
         {"text": "done"},
     ])
     async with acp_agent(acp_env, script, "--permission-mode", "ask") as (conn, client, _process):
-        client.permission_answers = ["allow_always", "allow_always", "reject_once", "reject_once"]
+        client.permission_answers = ["allow_always", "allow_once", "reject_once", "reject_once"]
         await conn.initialize(protocol_version=1)
         session = await conn.new_session(cwd=str(project), mcp_servers=[])
         await conn.prompt(session_id=session.session_id, prompt=[text_block("write")])
@@ -61,7 +61,26 @@ async def test_allow_always_for_a_write_covers_only_the_working_folder(
     assert not (outside / "d.txt").exists() and not (project / ".mcp.json").exists()
     first_options = client.permission_requests[0][1]
     assert first_options[1].name == f"Always allow (Write({project.resolve()}/**))"
-    assert client.permission_requests[1][1][1].name == "Always allow"
+    # Nothing to remember outside the folder or for a protected file: no "Always allow" is offered.
+    for _tool_call, options in client.permission_requests[1:]:
+        assert [o.option_id for o in options] == ["allow_once", "reject_once", "reject_always"]
+
+
+async def test_an_always_that_was_not_offered_rejects(
+    acp_env: dict[str, str], write_script: ScriptWriter, project: Path
+) -> None:
+    """A client answering "allow_always" where no rule could be saved gets a rejection, not a yes."""
+    script = write_script([
+        {"toolCalls": [{"name": "write", "id": "w1", "arguments": {"path": str(project / ".mcp.json"), "content": "{}"}}]},
+        {"text": "done"},
+    ])
+    async with acp_agent(acp_env, script, "--permission-mode", "ask") as (conn, client, _process):
+        client.permission_answers = ["allow_always"]
+        await conn.initialize(protocol_version=1)
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("write")])
+    assert [t.tool_call_id for t, _o in client.permission_requests] == ["w1"]
+    assert not (project / ".mcp.json").exists()
 
 
 async def test_allow_always_for_bash_never_covers_an_expansion(

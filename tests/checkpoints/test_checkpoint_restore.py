@@ -174,11 +174,11 @@ async def test_restore_is_refused_while_the_agent_runs_and_for_unknown_ids(
         await session.checkpoints.restore(checkpoint.checkpoint_id)
     assert (workdir / "a.txt").read_text() == "y\n"
     await session.abort()
-    running_bash = asyncio.ensure_future(session.run_bash("sleep 5"))
+    running_bash = asyncio.ensure_future(session.bash.run("sleep 5"))
     await asyncio.sleep(0.05)
     with pytest.raises(CheckpointError, match="bash command runs: abort first"):
         await session.checkpoints.restore(checkpoint.checkpoint_id)
-    session.abort_bash()
+    session.bash.abort()
     await running_bash
     with pytest.raises(CheckpointError, match="Unknown checkpoint"):
         await session.checkpoints.restore("not-a-checkpoint")

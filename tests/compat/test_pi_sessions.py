@@ -99,7 +99,7 @@ async def test_wire_messages_have_pi_roles_and_no_private_fields(tmp_path: Path)
 async def test_compacting_again_keeps_the_pi_summary(tmp_path: Path) -> None:
     # The planner deletes the kept answer line; the summaries stay in the compacted text.
     session, provider = await open_pi_session(tmp_path, [{"text": "5,5\n"}, {"text": "after"}])
-    data = await session.compact()
+    data = (await session.compact()).result
     assert "PI-SUMMARY: the user asked about one thing." in data["compactedText"]
     assert "BRANCH-SUMMARY: tried another way." in data["compactedText"]
     await session.prompt("go on")

@@ -14,7 +14,7 @@ from pathlib import Path
 import atomic.core.contract as contract
 
 # Modules the first `get_state` of `atomic --mode rpc` must not import.
-NOT_AT_START_UP = ("atomic.core.records", "atomic.core.contract.sessions", "atomic.core.contract.convert")
+NOT_AT_START_UP = ("atomic.core.records", "atomic.core.contract.sessions")
 
 
 def test_every_exported_name_resolves_to_its_definition() -> None:

@@ -95,10 +95,10 @@ async def test_tree_fork_messages_labels_and_navigation(engine_for: OpenEngine) 
     for text in ("first", "second"):
         await engine.prompt(text)
         await engine.wait_idle()
-    forks = engine.fork_messages()
+    forks = engine.sessions.fork_messages()
     assert [m.text for m in forks] == ["first", "second"]
-    engine.set_label(forks[0].entry_id, "start")
-    tree = engine.tree()
+    engine.sessions.set_label(forks[0].entry_id, "start")
+    tree = engine.sessions.tree()
     node = tree.roots[0]
     # Walk down the single chain to the labelled user message.
     found = None
@@ -109,35 +109,35 @@ async def test_tree_fork_messages_labels_and_navigation(engine_for: OpenEngine) 
             found = current
         stack.extend(current.children)
     assert found is not None and found.label == "start"
-    stored = engine.stored_tree()
+    stored = engine.sessions.stored_tree()
     assert stored.leaf_id == tree.leaf_id and forks[0].entry_id in stored.lines
-    text = await engine.navigate_to(forks[1].entry_id)
+    text = await engine.sessions.navigate_to(forks[1].entry_id)
     assert text == "second" and engine.message_count() == 2
 
 
 async def test_cycle_model_returns_a_record_or_none(engine_for: OpenEngine) -> None:
     engine = await engine_for()
     # Only the scripted model has a key: nothing to cycle to.
-    assert engine.cycle_model() is None
+    assert engine.models.cycle_model() is None
     assert ModelCycle.__dataclass_params__.frozen  # type: ignore[attr-defined]
 
 
 async def test_thinking_level_change_is_clamped_and_typed(engine_for: OpenEngine) -> None:
     engine = await engine_for()
-    change = engine.set_thinking_level("high")
+    change = engine.models.set_thinking_level("high")
     assert (change.level, change.provider, change.model_id) == ("high", "scripted", "scripted-model")
     with pytest.raises(ValueError):
-        engine.set_thinking_level("loud")
+        engine.models.set_thinking_level("loud")
 
 
 async def test_providers_list_auth_status_without_keys(engine_for: OpenEngine) -> None:
     engine = await engine_for()
-    providers = {p.provider: p for p in engine.providers()}
+    providers = {p.provider: p for p in engine.models.providers()}
     anthropic = providers["anthropic"]
     assert anthropic.status.configured is False and anthropic.env_var == "ANTHROPIC_API_KEY"
-    engine.login_provider("anthropic", "sk-test")
-    assert engine.provider_auth("anthropic").status.source == "stored"
-    result = engine.logout_provider("anthropic")
+    engine.models.login_provider("anthropic", "sk-test")
+    assert engine.models.provider_auth("anthropic").status.source == "stored"
+    result = engine.models.logout_provider("anthropic")
     assert result.status.configured is False and all(m.provider != "anthropic" for m in result.models)
 
 
@@ -152,14 +152,14 @@ async def test_commands_name_prompt_templates(engine_for: OpenEngine, agent_dir:
 
 async def test_trust_status_and_session_listing(engine_for: OpenEngine) -> None:
     engine = await engine_for([{"text": "ok"}])
-    status = engine.trust_status(with_skipped=True)
+    status = engine.trust.status(with_skipped=True)
     assert status is not None and status.cwd == engine.cwd and status.trusted is False
     assert status.source == "undecided" and status.skipped == () and status.how_to_trust is not None
-    plain = engine.trust_status()
+    plain = engine.trust.status()
     assert plain is not None and plain.skipped is None and plain.how_to_trust is None
     await engine.prompt("remember me")
     await engine.wait_idle()
-    summaries = engine.list_sessions()
+    summaries = engine.sessions.list_sessions()
     assert [s.first_message for s in summaries] == ["remember me"]
     assert summaries[0].path == engine.session_file
 

@@ -21,26 +21,26 @@ async def test_answers_save_load_and_forget(tmp_path: Path, agent_dir: Path) -> 
     cwd = make_project(tmp_path / "repo")
     engine = await open_engine(SessionOptions(cwd=cwd, scripted=ScriptedProvider([])))
     try:
-        status = engine.trust_status(with_skipped=True)
+        status = engine.trust.status(with_skipped=True)
         assert status is not None and status.undecided and status.skipped is not None
         assert {s.kind for s in status.skipped} == {"prompt templates", "context files"}
         assert [c.name for c in engine.commands()] == [] and engine.context_file_paths() == []
-        assert engine.trust_saved_here() is False
+        assert engine.trust.saved_here() is False
 
-        trust = await engine.decide_project_trust("trust")
-        assert (trust.trusted, trust.source) == (True, "saved") and engine.trust_saved_here()
+        trust = await engine.trust.decide("trust")
+        assert (trust.trusted, trust.source) == (True, "saved") and engine.trust.saved_here()
         assert [c.name for c in engine.commands()] == ["review"]
         assert [p.name for p in engine.context_file_paths()] == ["AGENTS.md"]
-        assert engine.skipped_project_resources().empty
+        assert engine.trust.skipped().empty
 
-        denied = await engine.decide_project_trust("deny")
+        denied = await engine.trust.decide("deny")
         assert denied.trusted is False and [c.name for c in engine.commands()] == []
 
-        forgotten = await engine.decide_project_trust("forget")
-        assert forgotten.undecided and engine.trust_saved_here() is False
+        forgotten = await engine.trust.decide("forget")
+        assert forgotten.undecided and engine.trust.saved_here() is False
 
-        once = await engine.decide_project_trust("once")
-        assert (once.trusted, once.source) == (True, "once") and engine.trust_saved_here() is False
+        once = await engine.trust.decide("once")
+        assert (once.trusted, once.source) == (True, "once") and engine.trust.saved_here() is False
         assert [c.name for c in engine.commands()] == ["review"]
     finally:
         await engine.shutdown()
@@ -50,8 +50,8 @@ async def test_the_notice_names_what_an_undecided_folder_left_out(tmp_path: Path
     cwd = make_project(tmp_path / "repo")
     engine = await open_engine(SessionOptions(cwd=cwd, scripted=ScriptedProvider([])))
     try:
-        notice = engine.untrusted_notice()
+        notice = engine.trust.untrusted_notice()
         assert notice is not None and "prompt template" in notice and "context file" in notice
-        assert engine.project_resources().prompt_templates == (cwd / ".atomic" / "prompts" / "review.md",)
+        assert engine.trust.project_resources().prompt_templates == (cwd / ".atomic" / "prompts" / "review.md",)
     finally:
         await engine.shutdown()

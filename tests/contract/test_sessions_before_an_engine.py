@@ -23,7 +23,7 @@ async def test_a_stored_session_is_listed_and_found_by_id_prefix(tmp_path: Path)
     await engine.wait_idle()
     await engine.shutdown()
     folder = session_folder(tmp_path)
-    assert engine.session_dir == folder
+    assert engine.sessions.session_dir == folder
     [summary] = list_session_summaries(folder)
     assert (summary.id, summary.first_message, summary.path) == (engine.session_id, "hello there", engine.session_file)
     assert [s.id for s in list_session_summaries(None)] == [engine.session_id]

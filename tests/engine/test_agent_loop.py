@@ -114,7 +114,7 @@ async def test_follow_up_waits_until_the_agent_would_stop(make_session) -> None:
 async def test_all_mode_delivers_every_queued_message_at_once(make_session) -> None:
     script = [{"text": "busy", "delayMs": 30}, {"text": "got both"}]
     session, provider, _rec = await make_session(script)
-    session.set_follow_up_mode("all")
+    session.follow_ups.mode = "all"
     await session.prompt("one")
     await session.follow_up("a")
     await session.follow_up("b")
@@ -222,10 +222,10 @@ async def test_abort_retry_cancels_the_wait(make_session) -> None:
 async def test_direct_bash_output_reaches_the_model_with_the_next_prompt(make_session) -> None:
     session, provider, _rec = await make_session([{"text": "seen"}])
     chunks: list[tuple[str, str]] = []
-    result = await session.run_bash("echo visible; echo problem >&2", on_chunk=lambda c, t: chunks.append((c, t)))
+    result = await session.bash.run("echo visible; echo problem >&2", on_chunk=lambda c, t: chunks.append((c, t)))
     assert result.exit_code == 0 and "visible" in result.output
     assert ("stdout", "visible\n") in chunks and ("stderr", "problem\n") in chunks
-    hidden = await session.run_bash("echo secret", exclude_from_context=True)
+    hidden = await session.bash.run("echo secret", exclude_from_context=True)
     assert hidden.output == "secret"
     await session.prompt("what happened?")
     await session.wait_idle()
@@ -238,12 +238,12 @@ async def test_persisted_thinking_level_is_saved_per_model(make_session, agent_d
     import json
 
     session, _p, _rec = await make_session([])
-    change = session.set_thinking_level("high", persist=True)
+    change = session.models.set_thinking_level("high", persist=True)
     assert (change.level, change.provider, change.model_id) == ("high", "scripted", "scripted-model")
     saved = json.loads((agent_dir / "settings.json").read_text())
     assert saved["defaultThinkingLevel"] == "high"
     assert saved["modelThinkingLevels"] == {"scripted/scripted-model": "high"}
-    session.set_thinking_level("low")
+    session.models.set_thinking_level("low")
     assert json.loads((agent_dir / "settings.json").read_text())["defaultThinkingLevel"] == "high"
 
 
@@ -264,7 +264,7 @@ async def test_new_session_keeps_queue_without_running_it(make_session) -> None:
     await session.prompt("first")
     await wait_for(lambda: any(e["assistantMessageEvent"]["type"] == "text_delta" for e in rec.of("message_update")))
     await session.follow_up("later")
-    assert await session.new_session()
+    assert await session.files.new_session()
     await asyncio.sleep(0.05)
     assert not session.is_streaming
     assert session.follow_ups.texts() == ["later"]

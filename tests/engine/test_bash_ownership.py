@@ -16,10 +16,10 @@ async def test_bash_result_after_switching_back_is_in_the_next_request(make_sess
     await session.prompt("first")
     await session.wait_idle()
     original = str(session.store.path)
-    bash = asyncio.ensure_future(session.run_bash(SLOW))
+    bash = asyncio.ensure_future(session.bash.run(SLOW))
     await asyncio.sleep(0.1)
-    await session.new_session()
-    await session.switch_session(original)
+    await session.files.new_session()
+    await session.files.switch_session(original)
     await bash
     await session.prompt("what did it print?")
     await session.wait_idle()
@@ -36,9 +36,9 @@ async def test_bash_result_goes_to_its_own_branch_when_the_user_moved_away(make_
     await session.prompt("second")
     await session.wait_idle()
     start_leaf = session.store.leaf_id
-    bash = asyncio.ensure_future(session.run_bash(SLOW))
+    bash = asyncio.ensure_future(session.bash.run(SLOW))
     await asyncio.sleep(0.1)
-    await session.navigate_to(first_answer)  # another branch point, before "second"
+    await session.files.navigate_to(first_answer)  # another branch point, before "second"
     await bash
     # The current position is untouched and the model does not see the other branch's output...
     assert session.store.leaf_id == first_answer

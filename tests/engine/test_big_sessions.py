@@ -169,7 +169,7 @@ async def test_get_messages_sends_what_the_models_would(tmp_path: Path) -> None:
     first = await create_session(SessionOptions(cwd=tmp_path, scripted=provider))
     await first.prompt("run it")
     await first.wait_idle()
-    await first.run_bash("echo direct")
+    await first.bash.run("echo direct")
     path = first.store.path
     await first.shutdown()
     assert path is not None

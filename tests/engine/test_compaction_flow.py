@@ -25,7 +25,7 @@ async def test_manual_compact_persists_entry_backup_and_rebuilds_context(make_se
     script = [{"text": f"answer {i}"} for i in range(3)] + [{"text": "2,20\n25,40\n"}, {"text": "after"}]
     session, provider, rec = await make_session(script)
     await _history(session)
-    data = await session.compact()
+    data = (await session.compact()).result
     assert data["rung"] == "planned" and data["promptVersion"] == 3
     assert data["parameters"] == {"compression_ratio": 0.5, "preserve_recent": 2, "query": f"question 2\n{LONG}"}
     assert "(filtered 19 lines)" in data["compactedText"]
@@ -45,7 +45,7 @@ async def test_manual_compact_persists_entry_backup_and_rebuilds_context(make_se
     messages = session.context_messages()
     assert isinstance(messages[0], CompactionSummaryMessage)
     assert [m.role for m in messages[1:]] == ["user", "assistant"]
-    assert session.session_stats()["contextUsage"]["tokens"] is None
+    assert session.session_stats().context_usage.tokens is None
     entry = [e for e in session.store.entries_since(None) if e["type"] == "compaction"][0]
     assert entry["details"]["strategy"] == "verbatim-lines"
     # Next prompt sends the compacted text as a user message, then continues normally.
@@ -53,7 +53,7 @@ async def test_manual_compact_persists_entry_backup_and_rebuilds_context(make_se
     await session.wait_idle()
     first = provider.requests[-1].messages[0]
     assert isinstance(first, UserMessage) and "(filtered 19 lines)" in first.content
-    assert session.session_stats()["contextUsage"]["tokens"] is not None
+    assert session.session_stats().context_usage.tokens is not None
 
 
 async def test_reopened_compacted_session_keeps_compacted_context(make_session, workdir: Path) -> None:
@@ -123,7 +123,7 @@ async def test_threshold_compaction_after_a_turn(make_session) -> None:
 async def test_auto_compaction_can_be_switched_off(make_session) -> None:
     script = [{"text": "big", "usage": {"input": 199_000}}]
     session, _p, rec = await make_session(script)
-    session.set_auto_compaction(False)
+    session.auto_compaction_enabled = False
     await session.prompt("x")
     await session.wait_idle()
     assert rec.of("compaction_start") == []

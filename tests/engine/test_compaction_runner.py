@@ -16,6 +16,7 @@ from atomic.core.messages import AssistantMessage, TextContent, UserMessage
 from atomic.core.model_types import Model
 from atomic.core.providers.base import Provider
 from atomic.core.providers.scripted import ScriptedProvider
+from atomic.core.records import ContextUsage
 from atomic.core.session.context import ContextItem
 from atomic.core.session.store import SessionStore
 from atomic.core.settings import Settings
@@ -32,7 +33,8 @@ class FakeHost:
         self.context_items: list[ContextItem] = []
         self.auto_compaction_enabled = True
         self.events: list[Event] = []
-        self.usage: dict[str, Any] | None = None
+        self.usage: ContextUsage | None = None
+        self.models = self  # the planner's key and provider
         self.reloads = 0
         self.provider = ScriptedProvider(planner)
         for i in range(3):
@@ -46,7 +48,7 @@ class FakeHost:
     def emit(self, event: Event) -> None:
         self.events.append(event)
 
-    def context_usage(self) -> dict[str, Any] | None:
+    def context_usage(self) -> ContextUsage | None:
         return self.usage
 
     async def request_credentials(self, model: Model, messages: list[Any]) -> tuple[str | None, dict[str, str]]:
@@ -67,21 +69,21 @@ def test_threshold_is_the_window_minus_the_reserve(tmp_path: Path) -> None:
     runner = CompactionRunner(host)
     assert host.model is not None
     limit = host.model.context_window - host.settings.compaction.reserve_tokens
-    host.usage = {"tokens": limit}
+    host.usage = ContextUsage(limit, host.model.context_window, None)
     assert runner.needs_threshold_compaction() is False
-    host.usage = {"tokens": limit + 1}
+    host.usage = ContextUsage(limit + 1, host.model.context_window, None)
     assert runner.needs_threshold_compaction() is True
     host.auto_compaction_enabled = False
     assert runner.needs_threshold_compaction() is False
     host.auto_compaction_enabled = True
-    host.usage = {"tokens": None}
+    host.usage = ContextUsage(None, host.model.context_window, None)
     assert runner.needs_threshold_compaction() is False
 
 
 async def test_manual_compaction_appends_the_entry_and_reloads(tmp_path: Path) -> None:
     host = FakeHost(tmp_path, [{"text": "2,20\n"}])
     runner = CompactionRunner(host)
-    data = await runner.compact()
+    data = (await runner.compact()).result
     assert data["rung"] == "planned" and data["backupPath"] is None  # in memory: nothing to back up
     assert "(filtered 19 lines)" in data["compactedText"]
     entries = [r for r in host.store.records if r.type == "compaction"]

@@ -27,13 +27,13 @@ from atomic.core.engine.options import SessionOptions
 async def main() -> None:
     engine = await open_engine(SessionOptions(cwd=Path.cwd(), provider="scripted", no_session=True))
     engine.state()
-    trust = engine.trust_status(with_skipped=True)  # what get_state sends: the project scan runs
+    trust = engine.trust.status(with_skipped=True)  # what get_state sends: the project scan runs
     watched = {watched}
     print(json.dumps({{
         "loaded": [m for m in watched if m in sys.modules],
         "skipped": [s.kind for s in trust.skipped or ()],
         "commands": [c.name for c in engine.commands()],
-        "mcp": [s.name for s in engine.mcp_servers()],
+        "mcp": [s.name for s in engine.mcp.servers()],
     }}))
 
 asyncio.run(main())

@@ -7,7 +7,6 @@ from pathlib import Path
 
 from atomic.core.engine.factory import create_session
 from atomic.core.engine.options import SessionOptions
-from atomic.core.engine.project_trust import apply_project_trust, untrusted_notice
 from atomic.core.engine.session import AgentSession
 from atomic.core.project_offer import project_offer
 from atomic.core.providers.scripted import ScriptedProvider
@@ -58,14 +57,14 @@ async def test_undecided_project_loads_nothing_it_brings(tmp_path: Path, agent_d
     write(agent_dir / "AGENTS.md", "GLOBAL-INSTRUCTIONS")
     session = await open_session(cwd)
     try:
-        assert session.project_trust is not None and session.project_trust.undecided
+        assert session.trust.decision.undecided
         assert not (cwd / ".atomic" / "extensions" / "IMPORTED").exists()
         assert loaded(session) == {
             "templates": [], "skills": [], "context": ["GLOBAL-INSTRUCTIONS"], "theme": "dark", "commands": [],
         }
         assert "REPO-ROOT" not in session.system_prompt and "GLOBAL-INSTRUCTIONS" in session.system_prompt
         assert session.mcp is not None and [s.status for s in session.mcp.states()] == ["untrusted"]
-        notice = untrusted_notice(session)
+        notice = session.trust.untrusted_notice()
         assert notice is not None
         assert "1 extension" in notice and "2 skills" in notice and "2 context files" in notice
         assert "MCP: evil" in notice and "--approve" in notice
@@ -82,7 +81,7 @@ async def test_approved_project_loads_everything(tmp_path: Path, agent_dir: Path
             "templates": ["review"], "skills": ["deploy", "lint"],
             "context": ["REPO-ROOT-INSTRUCTIONS", "SUBFOLDER-INSTRUCTIONS"], "theme": "light", "commands": ["projcmd"],
         }
-        assert untrusted_notice(session) is None
+        assert session.trust.untrusted_notice() is None
     finally:
         await session.shutdown()
 
@@ -92,14 +91,14 @@ async def test_saved_decision_for_an_ancestor_trusts_and_refuses(tmp_path: Path,
     TrustStore(agent_dir).save(tmp_path / "repo", True)
     session = await open_session(cwd)
     try:
-        assert session.project_trust is not None and session.project_trust.source == "saved"
+        assert session.trust.decision.source == "saved"
         assert loaded(session)["templates"] == ["review"]
     finally:
         await session.shutdown()
     TrustStore(agent_dir).save(cwd, False)  # the closer decision wins
     refused = await open_session(cwd)
     try:
-        assert loaded(refused)["templates"] == [] and untrusted_notice(refused) is None
+        assert loaded(refused)["templates"] == [] and refused.trust.untrusted_notice() is None
     finally:
         await refused.shutdown()
 
@@ -109,7 +108,7 @@ async def test_project_settings_cannot_trust_the_project(tmp_path: Path, agent_d
     write(cwd / ".atomic" / "settings.json", json.dumps({"defaultProjectTrust": "always"}))
     session = await open_session(cwd)
     try:
-        assert session.project_trust is not None and not session.project_trust.trusted
+        assert not session.trust.decision.trusted
         assert not (cwd / ".atomic" / "extensions" / "IMPORTED").exists()
     finally:
         await session.shutdown()
@@ -120,9 +119,8 @@ async def test_trusting_later_loads_the_project(tmp_path: Path, agent_dir: Path)
     options = SessionOptions(cwd=cwd, scripted=ScriptedProvider([]))
     session = await create_session(options)
     try:
-        assert session.project_trust is not None
         assert session.extensions is None  # nothing loadable at start: the runtime is built on first need
-        await apply_project_trust(session, options, session.project_trust.trusted_once())
+        await session.trust.apply(session.trust.decision.trusted_once())
         assert (cwd / ".atomic" / "extensions" / "IMPORTED").exists()
         state = loaded(session)
         assert state["templates"] == ["review"] and state["commands"] == ["projcmd"] and state["theme"] == "light"
@@ -151,7 +149,7 @@ async def test_a_folder_that_brings_nothing_is_not_announced(tmp_path: Path, age
     assert project_offer(empty, agent_dir).empty
     session = await open_session(empty)
     try:
-        assert session.project_trust is not None and session.project_trust.undecided
-        assert untrusted_notice(session) is None
+        assert session.trust.decision.undecided
+        assert session.trust.untrusted_notice() is None
     finally:
         await session.shutdown()

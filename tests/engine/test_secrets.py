@@ -30,10 +30,10 @@ async def test_model_headers_and_keys_stay_off_the_wire(tmp_path: Path, agent_di
         )
     )
     session = await create_session(SessionOptions(cwd=tmp_path, provider="corp", model="corp-model"))
-    assert session.model is not None and session.headers_for(session.model) == {"X-Api-Token": SECRET}
+    assert session.model is not None and session.models.headers_for(session.model) == {"X-Api-Token": SECRET}
     state = state_json(Engine(session, SessionOptions(cwd=tmp_path)).state(), None)
-    wire = json.dumps([state, [m.to_wire() for m in session.available_models()]])
+    wire = json.dumps([state, [m.to_wire() for m in session.models.available_models()]])
     assert SECRET not in wire
-    session.set_session_name("named")
+    session.files.set_session_name("named")
     assert session.store.path is not None
     assert SECRET not in session.store.path.read_text()

@@ -33,9 +33,6 @@ class FakeHost:
     def restore_model_from_session(self) -> None:
         self.calls.append("restore")
 
-    def record_current_model(self) -> None:
-        self.calls.append("record")
-
     def restore_queue(self) -> None:
         self.calls.append("queue")
 
@@ -44,7 +41,10 @@ def make(tmp_path: Path) -> tuple[SessionFiles, FakeHost, list[str]]:
     session_dir = tmp_path / "sessions"
     session_dir.mkdir()
     host = FakeHost()
-    files = SessionFiles(host, cwd=tmp_path, session_dir=session_dir, store=SessionStore.create(session_dir, tmp_path))
+    store = SessionStore.create(session_dir, tmp_path)
+    files = SessionFiles(
+        host, cwd=tmp_path, session_dir=session_dir, store=store, record_model=lambda: host.calls.append("record")
+    )
     ids = []
     for i in range(2):
         ids.append(files.store.append("message", message=UserMessage(content=f"q{i}").to_wire())["id"])
@@ -81,8 +81,8 @@ async def test_fork_copies_the_path_before_a_user_message(tmp_path: Path) -> Non
         await files.fork(ids[1])
     files.set_label(ids[1], "kept")
     source = files.store
-    text, cancelled = await files.fork(ids[2])
-    assert (text, cancelled) == ("q1", False)
+    result = await files.fork(ids[2])
+    assert (result.text, result.cancelled) == ("q1", False)
     assert files.store is not source and files.store.header["parentSession"] == str(source.path)
     copied = [r.id for r in files.store.path_to() if r.type == "message"]
     assert copied == ids[:2]

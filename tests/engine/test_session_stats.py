@@ -6,9 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from atomic.core.engine import session_stats as stats_module
+from atomic.core.records import SessionStats
 
 
-def fresh_stats(session: Any) -> dict[str, Any]:
+def fresh_stats(session: Any) -> SessionStats:
     stats_module._TOTALS.clear()
     return session.session_stats()
 
@@ -25,10 +26,10 @@ async def test_incremental_stats_match_a_full_count_on_every_branch(make_session
         await session.wait_idle()
         seen.append(session.session_stats())  # incremental
         assert seen[-1] == fresh_stats(session)
-    assert [s["userMessages"] for s in seen] == [1, 2, 3]
+    assert [s.user_messages for s in seen] == [1, 2, 3]
     first_user = next(r.id for r in session.store.path_to() if r.type == "message" and r.data["message"]["role"] == "user")
     session.session_stats()  # remembered at the newest leaf
-    await session.navigate_to(first_user)
+    await session.files.navigate_to(first_user)
     on_the_old_branch = session.session_stats()
     assert on_the_old_branch == fresh_stats(session)
     await session.prompt("four")
@@ -37,4 +38,4 @@ async def test_incremental_stats_match_a_full_count_on_every_branch(make_session
     await session.wait_idle()
     incremental = session.session_stats()
     assert incremental == fresh_stats(session)
-    assert incremental["toolCalls"] == 1 and incremental["toolResults"] == 1
+    assert incremental.tool_calls == 1 and incremental.tool_results == 1

@@ -38,8 +38,8 @@ async def test_branching_appends_and_never_rewrites(make_session) -> None:
     await session.wait_idle()
     path = session.store.path
     before = path.read_bytes()
-    q2 = session.get_fork_messages()[1]
-    text = await session.navigate_to(q2["entryId"])
+    q2 = session.files.fork_messages()[1]
+    text = await session.files.navigate_to(q2.entry_id)
     assert text == "q2"
     await session.prompt("q2 again")
     await session.wait_idle()
@@ -58,10 +58,10 @@ async def test_branching_appends_and_never_rewrites(make_session) -> None:
 
 async def test_reopen_restores_messages_model_and_level(make_session, workdir: Path) -> None:
     session, _p, _rec = await make_session([{"text": "hello back"}])
-    session.set_thinking_level("high")
+    session.models.set_thinking_level("high")
     await session.prompt("hello")
     await session.wait_idle()
-    session.set_session_name("my work")
+    session.files.set_session_name("my work")
     path = session.store.path
     reopened = await create_session(
         SessionOptions(cwd=workdir, session=str(path), scripted=ScriptedProvider([]))
@@ -94,15 +94,15 @@ async def test_fork_and_clone_write_new_files_with_parent(make_session) -> None:
     await session.prompt("p2")
     await session.wait_idle()
     original = session.store.path
-    second = session.get_fork_messages()[1]
-    text, cancelled = await session.fork(second["entryId"])
-    assert (text, cancelled) == ("p2", False)
+    second = session.files.fork_messages()[1]
+    result = await session.files.fork(second.entry_id)
+    assert (result.text, result.cancelled) == ("p2", False)
     forked = session.store.path
     assert forked != original
     header = lines(forked)[0]
     assert header["parentSession"] == str(original)
     assert [m.content for m in session.context_messages() if m.role == "user"] == ["p1"]
-    assert await session.clone()
+    assert await session.files.clone()
     cloned = session.store.path
     assert lines(cloned)[0]["parentSession"] == str(forked)
     assert [m.role for m in session.context_messages()] == ["user", "assistant"]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from atomic.core.settings import SettingsManager
+from atomic.core.settings import ImageSettings, SettingsManager
 
 
 def write(path: Path, data: object) -> None:
@@ -35,6 +35,16 @@ def test_comments_trailing_commas_and_unknown_keys(tmp_path: Path) -> None:
     manager.update({"theme": "light"})
     saved = json.loads((agent / "settings.json").read_text())
     assert saved["myPlugin"] == {"x": 1} and saved["theme"] == "light"
+
+
+def test_a_pi_file_with_images_auto_resize_loads_and_the_key_does_nothing(tmp_path: Path) -> None:
+    agent = tmp_path / "agent"
+    write(agent / "settings.json", {"images": {"autoResize": False, "blockImages": True}, "theme": "light"})
+    manager = SettingsManager(agent, tmp_path)
+    assert manager.errors == []
+    assert manager.settings.images.block_images is True and manager.settings.theme == "light"
+    assert "auto_resize" not in ImageSettings.model_fields  # not declared: nothing reads it
+    assert manager.settings.images.model_extra == {"autoResize": False}  # kept, as every unknown key
 
 
 def test_broken_file_is_reported_and_never_overwritten(tmp_path: Path) -> None:

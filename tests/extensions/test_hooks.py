@@ -27,15 +27,15 @@ async def test_an_extension_cancels_a_fork(make_session, ext_dir: Path, tmp_path
     assert session.store.path is not None
     session_dir = session.store.path.parent
     files_before = sorted(session_dir.iterdir())
-    [fork_point] = session.get_fork_messages()
+    [fork_point] = session.files.fork_messages()
 
-    text, cancelled = await session.fork(fork_point["entryId"])
+    forked = await session.files.fork(fork_point.entry_id)
 
-    assert (text, cancelled) == ("first message", True)
+    assert (forked.text, forked.cancelled) == ("first message", True)
     assert sorted(session_dir.iterdir()) == files_before
     assert session.store.path == files_before[0]
-    assert module_of(session, path).SEEN == [{"entryId": fork_point["entryId"], "position": "before"}]
-    assert await session.clone() is False
+    assert module_of(session, path).SEEN == [{"entryId": fork_point.entry_id, "position": "before"}]
+    assert await session.files.clone() is False
 
 
 GUARD = """
@@ -149,7 +149,7 @@ async def test_agent_events_and_session_start_reach_handlers(make_session, ext_d
     await session.prompt("hello")
     await session.wait_idle()
     assert seen == ["start:startup", "agent_end"]
-    await session.new_session()
+    await session.files.new_session()
     assert seen[-1] == "start:new"
 
 

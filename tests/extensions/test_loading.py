@@ -6,7 +6,6 @@ from pathlib import Path
 
 from atomic.core.engine.factory import create_session
 from atomic.core.engine.options import SessionOptions
-from atomic.core.engine.project_trust import apply_project_trust
 from atomic.core.extensions.loader import load_extension
 from atomic.core.extensions.runtime import ExtensionRuntime
 from atomic.core.providers.scripted import ScriptedProvider
@@ -170,9 +169,9 @@ async def test_flags_reach_an_extension_that_trusting_the_project_loads_later(wo
     options = SessionOptions(cwd=workdir, scripted=ScriptedProvider([]), extension_flags={"plan": True, "depth": "5"})
     session = await create_session(options)
     try:
-        assert session.project_trust is not None and session.project_trust.undecided
+        assert session.trust.decision.undecided
         assert session.extensions is None  # nothing loadable yet: no runtime, the flags wait in the options
-        await apply_project_trust(session, options, session.project_trust.trusted_once())
+        await session.trust.apply(session.trust.decision.trusted_once())
         await session.prompt("/show")
         assert module_of(session, path).VALUES == {"plan": True, "depth": 5, "label": "none"}
     finally:

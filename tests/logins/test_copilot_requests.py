@@ -13,6 +13,7 @@ import pytest
 from atomic.core.engine.factory import create_session
 from atomic.core.engine.options import SessionOptions
 from atomic.core.messages import AssistantMessage
+from atomic.core.records import AuthStatus
 from tests.logins.standins import GITHUB_TOKEN, StandInServer
 from tests.logins.test_copilot_login import COPILOT_MODELS
 
@@ -139,5 +140,5 @@ def test_a_pi_shaped_login_entry_works_as_it_is(agent_dir: Path) -> None:
     registry = ModelRegistry(agent_dir, AuthStorage(agent_dir))
     models = [m for m in registry.available_models() if m.provider == "github-copilot"]
     assert models and all(m.base_url == "https://api.individual.githubcopilot.com" for m in models)
-    assert registry.auth_status("github-copilot") == {"configured": True, "source": "stored"}
+    assert registry.auth_status("github-copilot") == AuthStatus(configured=True, source="stored")
     assert registry.find("github-copilot", "claude-sonnet-4.5").api == "anthropic-messages"

@@ -61,10 +61,8 @@ async def test_a_mention_attaches_the_resource_and_the_model_can_read_one(tmp_pa
 async def test_a_server_prompt_is_a_slash_command(tmp_path: Path) -> None:
     session = await open_session(tmp_path, [{"text": "reviewed"}])
     try:
-        from atomic.core.contract import convert
-
         assert session.mcp is not None
-        commands = {c.name: c for c in map(convert.command_info, session.mcp.commands())}
+        commands = {c.name: c for c in session.mcp.commands()}
         assert commands["mcp__tiny__review"].source == "mcp"
         assert "<path> [focus]" in (commands["mcp__tiny__review"].description or "")
         await session.prompt("/mcp__tiny__review src/app.py security holes")

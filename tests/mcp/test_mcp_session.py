@@ -8,7 +8,6 @@ from pathlib import Path
 
 from atomic.core.engine.factory import create_session
 from atomic.core.engine.options import SessionOptions
-from atomic.core.engine.project_trust import untrusted_notice
 from atomic.core.messages import ToolResultMessage
 from atomic.core.providers.scripted import ScriptedProvider
 
@@ -64,12 +63,12 @@ async def test_project_servers_start_only_in_a_trusted_project(tmp_path: Path, a
     write_servers(tmp_path / ".mcp.json", {"proj": server_entry()})
     untrusted = await create_session(SessionOptions(cwd=tmp_path, scripted=ScriptedProvider([])))
     try:
-        assert untrusted.project_trust is not None and untrusted.project_trust.undecided
+        assert untrusted.trust.decision.undecided
         assert untrusted.mcp is not None and untrusted.mcp.connections == {}
         assert [(s.name, s.status) for s in untrusted.mcp.states()] == [("proj", "untrusted")]
         # Announced once with the rest of the project (engine/project_trust.py), not by the MCP manager.
         assert untrusted.mcp.pending_notices() == []
-        notice = untrusted_notice(untrusted)
+        notice = untrusted.trust.untrusted_notice()
         assert notice is not None and "MCP: proj" in notice and "--approve" in notice
     finally:
         await untrusted.shutdown()
@@ -77,7 +76,7 @@ async def test_project_servers_start_only_in_a_trusted_project(tmp_path: Path, a
     refused = await create_session(SessionOptions(cwd=tmp_path, scripted=ScriptedProvider([]), approve=False))
     try:
         assert refused.mcp is not None and refused.mcp.connections == {}
-        assert untrusted_notice(refused) is None  # an explicit "no" is not announced
+        assert refused.trust.untrusted_notice() is None  # an explicit "no" is not announced
     finally:
         await refused.shutdown()
 
@@ -98,14 +97,14 @@ async def test_trust_comes_from_the_users_settings_never_the_projects(tmp_path: 
     )
     session = await create_session(SessionOptions(cwd=tmp_path, scripted=ScriptedProvider([])))
     try:
-        assert session.project_trust is not None and not session.project_trust.trusted
+        assert not session.trust.decision.trusted
         assert session.mcp is not None and session.mcp.connections == {}
     finally:
         await session.shutdown()
     (agent_dir / "settings.json").write_text(json.dumps({"defaultProjectTrust": "always"}))
     session = await create_session(SessionOptions(cwd=tmp_path, scripted=ScriptedProvider([])))
     try:
-        assert session.project_trust is not None and session.project_trust.trusted
+        assert session.trust.decision.trusted
         assert session.mcp is not None and "proj" in session.mcp.connections
     finally:
         await session.shutdown()

@@ -5,18 +5,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from atomic.core.trust import ProjectTrust, TrustStore, trust_change_message
+from atomic.core.trust import TrustDecision, TrustStore, trust_change_message
 from atomic.tui.screens.trust_screen import TrustScreen
 from tests.tui.helpers import behind, make_app, type_text, wait_for
 
 
 def test_the_message_names_extensions_that_keep_running_until_restart(tmp_path: Path) -> None:
-    denied = ProjectTrust(tmp_path, False, "saved", decided_by=tmp_path)
+    denied = TrustDecision(tmp_path, False, "saved", decided_by=tmp_path)
     text = trust_change_message(denied, was_trusted=True, loaded_project_extensions=["hello.py"])
     assert "not trusted" in text
     assert "hello.py" in text and "keep running" in text and "restart Atomic" in text
     # Nothing to warn about: trust granted, or withdrawn before any project extension was loaded.
-    granted = ProjectTrust(tmp_path, True, "saved", decided_by=tmp_path)
+    granted = TrustDecision(tmp_path, True, "saved", decided_by=tmp_path)
     assert "restart" not in trust_change_message(granted, was_trusted=False, loaded_project_extensions=["hello.py"])
     assert "restart" not in trust_change_message(denied, was_trusted=True, loaded_project_extensions=[])
 
@@ -44,7 +44,7 @@ async def test_slash_trust_deny_warns_that_loaded_extensions_stay(tmp_path: Path
         await pilot.press("enter")
         await wait_for(lambda: isinstance(app.screen, TrustScreen), pilot)
         await pilot.press("down", "down", "enter")  # don't trust
-        await wait_for(lambda: not app.session.project_trust.trusted, pilot)
+        await wait_for(lambda: not app.session.trust.decision.trusted, pilot)
         await wait_for(lambda: any("Project trust" in m for m, _ in shown), pilot)
         # The context file is gone at once; the imported extension is not, and the user is told.
         assert "project rules" not in behind(app).system_prompt

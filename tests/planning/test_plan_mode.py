@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from atomic.core.engine.run_config import tool_context
 from atomic.core.messages import ToolResultMessage
 from tests.engine.test_permissions import ScriptedApprover
 
@@ -135,9 +136,9 @@ async def test_exit_plan_outside_plan_mode_is_a_tool_error(make_session: Any) ->
 
 async def test_planning_commands_run_in_a_read_only_sandbox(make_session: Any, workdir: Path) -> None:
     session, _provider, _recorder = await make_session([], permission_mode="plan", sandbox_mode="workspace-write")
-    planning = session.tool_context(lambda _out: None).sandbox
+    planning = tool_context(session, lambda _out: None).sandbox
     # (The test folders live in the temp folder, which even read-only leaves writable: the mode is the check.)
     assert planning is not None and planning.policy.mode == "read-only"
     session.set_permission_mode("ask")
-    working = session.tool_context(lambda _out: None).sandbox
+    working = tool_context(session, lambda _out: None).sandbox
     assert working is not None and working.policy.mode == "workspace-write"

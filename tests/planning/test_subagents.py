@@ -85,7 +85,7 @@ async def test_children_count_in_the_session_stats(make_session: Any) -> None:
     await session.prompt("go")
     await session.wait_idle()
     stats = session.session_stats()
-    assert stats["tokens"]["input"] >= 1030 and stats["tokens"]["output"] >= 310
+    assert stats.tokens.input >= 1030 and stats.tokens.output >= 310
 
 
 async def test_three_children_run_at_once_within_the_limit(workdir: Path, agent_dir: Path) -> None:

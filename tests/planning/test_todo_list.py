@@ -73,7 +73,7 @@ async def test_the_list_follows_the_branch(make_session: Any) -> None:
     assert [t.content for t in session.todos.current(session.context_items)] == ["only this"]
     users = [e for e in session.store.path_to() if e.type == "message" and e.data["message"]["role"] == "user"]
     # Back to before the second prompt: the first list is the branch's list again.
-    await session.navigate_to(users[1].parent_id)
+    await session.files.navigate_to(users[1].parent_id)
     assert [t.content for t in session.todos.current(session.context_items)] == [
         "read the code", "fix the bug", "run the tests"
     ]

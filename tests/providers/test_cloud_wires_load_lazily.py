@@ -19,7 +19,7 @@ from atomic.core.engine.options import SessionOptions
 async def main() -> None:
     engine = await open_engine(SessionOptions(cwd=Path.cwd(), provider="scripted", no_session=True))
     engine.state()
-    providers = sorted({m.provider for m in engine.available_models()})
+    providers = sorted({m.provider for m in engine.models.available_models()})
     loaded = [m for m in sys.modules if m.startswith(("botocore", "google"))
               or m.startswith(("atomic.core.providers.google", "atomic.core.providers.bedrock",
                                "atomic.core.providers.azure", "atomic.core.providers.vertex"))]

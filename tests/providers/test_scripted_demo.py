@@ -38,6 +38,7 @@ async def test_no_script_lists_the_folder_reads_a_file_and_answers_in_markdown(t
     assert "> what is here?" in answer
     assert "```python\nprint('hi')\n```" in answer
     assert "secret" not in answer
+    assert "(1 entry shown)" in answer  # ls without -a leaves .env out, so one entry
 
 
 async def test_a_file_with_its_own_fences_is_quoted_with_a_longer_fence(tmp_path: Path) -> None:

@@ -42,7 +42,7 @@ async def recorded_session(tmp_path: Path) -> Path:
     await session.wait_idle()
     await session.prompt("and again")
     await session.wait_idle()
-    await session.run_bash("echo direct")
+    await session.bash.run("echo direct")
     path = session.store.path
     await session.shutdown()
     assert path is not None

@@ -4,8 +4,8 @@ Enter after fast typing."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
+from atomic.core.contract import CommandInfo
 from atomic.tui.completion import find_context, fuzzy_score, list_project_files
 from tests.tui.helpers import behind, make_app, type_text
 
@@ -29,8 +29,8 @@ async def test_extension_command_arguments_are_completed(tmp_path: Path) -> None
     async with app.run_test(size=(100, 30)) as pilot:
 
         class FakeExtensions:
-            def command_items(self) -> list[dict[str, Any]]:
-                return [{"name": "deploy", "description": "Deploy somewhere", "source": "extension"}]
+            def commands(self) -> list[CommandInfo]:
+                return [CommandInfo("deploy", "Deploy somewhere", "extension", None)]
 
             def complete_command(self, name: str, prefix: str) -> list[str]:
                 return [v for v in ("staging", "production") if v.startswith(prefix)] if name == "deploy" else []

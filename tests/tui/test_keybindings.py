@@ -28,9 +28,9 @@ async def test_keybinding_override_applies_in_the_app(tmp_path: Path, agent_dir:
     (agent_dir / "keybindings.json").write_text(json.dumps({"app.thinking.cycle": "ctrl+y"}))
     app = make_app(tmp_path / "p")
     async with app.run_test(size=(100, 30)) as pilot:
-        before = app.engine.thinking_level
+        before = app.engine.models.thinking_level
         await pilot.press("ctrl+y")
-        assert app.engine.thinking_level != before
+        assert app.engine.models.thinking_level != before
 
 
 

@@ -15,7 +15,7 @@ async def test_at_completes_a_servers_resources(tmp_path: Path) -> None:
     app = make_app(cwd, [], mcp_servers=[tiny()])
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_for(lambda: app.engine is not None and app.session_ready, pilot)
-        await wait_for(lambda: bool(app.engine.mcp_resource_mentions()), pilot, timeout=60)
+        await wait_for(lambda: bool(app.engine.mcp.resource_mentions()), pilot, timeout=60)
         await type_text(pilot, "read @tiny:notes")
         await wait_for(lambda: app.completion.is_open, pilot)
         labels = [item.label for item in app.completion.items]

@@ -242,10 +242,10 @@ async def test_at_completion_lists_files_respecting_gitignore(tmp_path: Path) ->
 async def test_thinking_level_cycles_with_f3(tmp_path: Path) -> None:
     app = make_app(tmp_path / "p")
     async with app.run_test(size=(100, 30)) as pilot:
-        before = app.engine.thinking_level
+        before = app.engine.models.thinking_level
         await pilot.press("f3")
-        assert app.engine.thinking_level != before
-        assert app.editor.has_class(f"level-{app.engine.thinking_level}")
+        assert app.engine.models.thinking_level != before
+        assert app.editor.has_class(f"level-{app.engine.models.thinking_level}")
 
 
 async def test_guided_start_without_any_key(tmp_path: Path) -> None:
@@ -272,12 +272,12 @@ async def test_thinking_picker_changes_engine_level_and_esc_closes_modals(tmp_pa
         await pilot.press("enter")
         await pilot.pause()
         assert type(app.screen).__name__ == "ThinkingPickerScreen"
-        before = app.engine.thinking_level
+        before = app.engine.models.thinking_level
         await pilot.press("down", "enter")
         await pilot.pause()
         assert len(app.screen_stack) == 1
-        assert app.engine.thinking_level != before
-        assert app.editor.has_class(f"level-{app.engine.thinking_level}")
+        assert app.engine.models.thinking_level != before
+        assert app.editor.has_class(f"level-{app.engine.models.thinking_level}")
         await pilot.press("ctrl+l")
         await pilot.pause()
         assert type(app.screen).__name__ == "ModelPickerScreen"

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from atomic.core.contract import Engine
+from atomic.core.contract.models_view import ModelsView
 from tests.tui.helpers import make_app, wait_for
 
 
 @pytest.fixture
 def warm_ups(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     calls: list[int] = []
-    monkeypatch.setattr(Engine, "warm_up_provider", lambda self: calls.append(1))
+    monkeypatch.setattr(ModelsView, "warm_up_provider", lambda self: calls.append(1))
     return calls
 
 

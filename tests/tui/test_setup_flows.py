@@ -47,11 +47,11 @@ async def test_login_selects_the_providers_default_model_at_once(tmp_path: Path,
     app = no_key_app(tmp_path / "p")
     async with app.run_test(size=(110, 36)) as pilot:
         await pilot.pause()
-        assert app.engine.model is None and notes(app, "guide")
+        assert app.engine.models.model is None and notes(app, "guide")
         await login(pilot, "anthropic", "sk-ant-test")
-        model = app.engine.model
+        model = app.engine.models.model
         assert model is not None and (model.provider, model.id) == ("anthropic", "claude-opus-4-7")
-        behind(app).ensure_can_prompt()  # the next message goes out instead of the red welcome text
+        behind(app).models.ensure_can_prompt()  # the next message goes out instead of the red welcome text
         assert not notes(app, "guide")
         (said,) = [n for n in notes(app) if n.text.startswith("Logged in")]
         assert "Using" in said.text and "anthropic/claude-opus-4-7" in said.text
@@ -83,7 +83,7 @@ async def test_logout_when_another_provider_has_a_key(tmp_path: Path) -> None:
         await pilot.pause()
         await login(pilot, "openai", "sk-openai-test")
         await login(pilot, "anthropic", "sk-ant-test")
-        assert app.engine.model.provider == "anthropic"
+        assert app.engine.models.model.provider == "anthropic"
         await run_command(pilot, "/logout")
         await wait_for(lambda: type(app.screen).__name__ == "LoginScreen", pilot)
         await pilot.press(*"anthropic", "enter")
@@ -97,10 +97,10 @@ async def test_f3_cycles_only_the_thinking_level_and_saves_it(tmp_path: Path, ag
     app = make_app(tmp_path / "p")
     async with app.run_test(size=(100, 30)) as pilot:
         await type_text(pilot, "draft")
-        assert app.engine.thinking_level == "medium"
+        assert app.engine.models.thinking_level == "medium"
         await pilot.press("f3")
         await pilot.pause()
-        assert app.engine.thinking_level == "high"
+        assert app.engine.models.thinking_level == "high"
         assert app.editor.has_focus and app.editor.text == "draft"
         settings = json.loads((agent_dir / "settings.json").read_text())
         assert settings["defaultThinkingLevel"] == "high"
@@ -108,7 +108,7 @@ async def test_f3_cycles_only_the_thinking_level_and_saves_it(tmp_path: Path, ag
     again = make_app(tmp_path / "p")
     async with again.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
-        assert again.engine.thinking_level == "high"
+        assert again.engine.models.thinking_level == "high"
 
 
 async def test_shift_tab_before_the_engine_is_ready_keeps_the_focus(tmp_path: Path) -> None:

@@ -85,7 +85,7 @@ async def test_model_choice_switches_and_becomes_the_default(tmp_path: Path, age
         screen = await open_screen(pilot, "/model", "ModelPickerScreen")
         await pilot.press(*"beta", "enter")
         await closed(pilot, screen)
-        assert app.engine.model.key == "localai/beta-thinker"
+        assert app.engine.models.model.key == "localai/beta-thinker"
         assert "beta-thinker" in str(app.footer.render())
     settings = json.loads((agent_dir / "settings.json").read_text())
     assert (settings["defaultProvider"], settings["defaultModel"]) == ("localai", "beta-thinker")
@@ -98,7 +98,7 @@ async def test_escape_leaves_the_model_unchanged(tmp_path: Path) -> None:
         screen = await open_screen(pilot, "/model", "ModelPickerScreen")
         await pilot.press("down", "escape")
         await closed(pilot, screen)
-        assert app.engine.model.key == "scripted/scripted-model"
+        assert app.engine.models.model.key == "scripted/scripted-model"
 
 
 async def test_thinking_choice_is_set_and_saved(tmp_path: Path, agent_dir: Path) -> None:
@@ -107,7 +107,7 @@ async def test_thinking_choice_is_set_and_saved(tmp_path: Path, agent_dir: Path)
         screen = await open_screen(pilot, "/thinking", "ThinkingPickerScreen")
         await pilot.press("down", "enter")
         await closed(pilot, screen)
-        assert app.engine.thinking_level == "high"
+        assert app.engine.models.thinking_level == "high"
     assert json.loads((agent_dir / "settings.json").read_text())["defaultThinkingLevel"] == "high"
 
 
@@ -122,7 +122,7 @@ async def test_fork_choice_forks_and_puts_the_text_in_the_editor(tmp_path: Path)
         await wait_for(lambda: app.editor.text == "first question", pilot)
         assert app.engine.session_file != old_path
         # The new session stops just before the chosen message: nothing from the conversation is left.
-        assert app.engine.fork_messages() == []
+        assert app.engine.sessions.fork_messages() == []
 
 
 async def test_tree_choice_moves_the_leaf_and_returns_the_user_text(tmp_path: Path) -> None:
@@ -139,7 +139,7 @@ async def test_tree_choice_moves_the_leaf_and_returns_the_user_text(tmp_path: Pa
         await closed(pilot, screen)
         await wait_for(lambda: app.editor.text == "one", pilot)
         # Continuing from a user message puts the leaf on its parent, so resending makes a branch.
-        assert app.engine.tree().leaf_id == user_entry.parent_id
+        assert app.engine.sessions.tree().leaf_id == user_entry.parent_id
 
 
 async def test_resume_choice_switches_the_session(tmp_path: Path) -> None:
@@ -154,7 +154,7 @@ async def test_resume_choice_switches_the_session(tmp_path: Path) -> None:
         await pilot.press(*"older", "enter")
         await closed(pilot, screen)
         await wait_for(lambda: app.engine.session_file == older, pilot)
-        assert app.engine.fork_messages()[0].text == "hello from the older session"
+        assert app.engine.sessions.fork_messages()[0].text == "hello from the older session"
 
 
 async def test_login_choice_stores_the_key_privately(tmp_path: Path, agent_dir: Path) -> None:

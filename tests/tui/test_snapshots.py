@@ -138,7 +138,7 @@ class TestChrome:
     def test_footer_80_columns(self, snap_compare: Any) -> None:
         async def run_before(pilot: Any) -> None:
             await send(pilot, "hello")
-            pilot.app.engine.set_session_name("refactor")
+            pilot.app.engine.sessions.set_session_name("refactor")
             await pilot.pause(0.1)
 
         reply = {"text": "Hi.", "usage": {"input": 150000, "output": 2000, "cacheRead": 1200}}

@@ -235,11 +235,11 @@ async def test_ctrl_o_expands_and_collapses_tool_output(tmp_path: Path) -> None:
 
 
 def test_tool_output_with_ansi_colours_keeps_them_as_styles() -> None:
-    """For tools whose results carry colour codes (MCP and extension tools; bash output is cleaned by the
-    engine before anyone sees it)."""
-    from atomic.tui.tool_format import output_content
+    """For tools whose results carry colour codes (MCP and extension tools; bash colours come separately,
+    as the events' display text)."""
+    from atomic.tui.ansi_output import coloured_content
 
-    shown = output_content("\x1b[31mFAILED\x1b[0m test_parser\n\x1b[1;32mPASSED\x1b[0m test_cache\x1b]0;title\x07")
+    shown = coloured_content("\x1b[31mFAILED\x1b[0m test_parser\n\x1b[1;32mPASSED\x1b[0m test_cache\x1b]0;title\x07")
     assert shown.plain == "FAILED test_parser\nPASSED test_cache"
     assert [(span.start, span.end) for span in shown.spans] == [(0, 6), (19, 25)]
-    assert output_content("plain [not markup]").plain == "plain [not markup]"
+    assert coloured_content("plain [not markup]").plain == "plain [not markup]"

@@ -43,7 +43,7 @@ async def test_first_run_dialog_names_what_loads_and_trust_saves(tmp_path: Path,
         assert ".atomic/extensions/hello.py" in offer and "db: db-server --ro" in offer and "AGENTS.md" in offer
         assert not (cwd / ".atomic" / "extensions" / "IMPORTED").exists()  # nothing ran before the answer
         await pilot.press("enter")  # "Trust this folder (saved)" is highlighted first
-        await wait_for(lambda: app.engine.project_trust.trusted, pilot)
+        await wait_for(lambda: app.engine.trust.decision.trusted, pilot)
         await wait_for(lambda: (cwd / ".atomic" / "extensions" / "IMPORTED").exists(), pilot)
         await wait_for(lambda: "hello" in behind(app).extensions.registered_commands, pilot)
         assert "project rules" in behind(app).system_prompt
@@ -56,16 +56,16 @@ async def test_trust_once_saves_nothing_and_dont_trust_is_remembered(tmp_path: P
     async with app.run_test(size=(110, 40)) as pilot:
         await open_dialog(app, pilot)
         await pilot.press("down", "enter")  # trust once
-        await wait_for(lambda: app.engine.project_trust.source == "once", pilot)
-        assert app.engine.project_trust.trusted
+        await wait_for(lambda: app.engine.trust.decision.source == "once", pilot)
+        assert app.engine.trust.decision.trusted
     assert TrustStore(agent_dir).lookup(cwd) is None
 
     second = make_app(cwd)
     async with second.run_test(size=(110, 40)) as pilot:
         await open_dialog(second, pilot)
         await pilot.press("down", "down", "enter")  # don't trust
-        await wait_for(lambda: second.engine.project_trust.source == "saved", pilot)
-        assert not second.engine.project_trust.trusted
+        await wait_for(lambda: second.engine.trust.decision.source == "saved", pilot)
+        assert not second.engine.trust.decision.trusted
         assert "project rules" not in behind(second).system_prompt
     assert TrustStore(agent_dir).lookup(cwd) == (cwd.resolve(), False)
 
@@ -82,7 +82,7 @@ async def test_a_folder_that_brings_nothing_starts_without_asking(tmp_path: Path
         await wait_for(lambda: app.session_ready, pilot)
         await pilot.pause()
         assert not isinstance(app.screen, TrustScreen)
-        assert app.engine.project_trust.undecided
+        assert app.engine.trust.decision.undecided
 
 
 async def test_slash_trust_views_and_forgets_the_decision(tmp_path: Path, agent_dir: Path) -> None:
@@ -97,7 +97,7 @@ async def test_slash_trust_views_and_forgets_the_decision(tmp_path: Path, agent_
         head = str(screen.query_one("#trust-head", Static).render())
         assert "not trusted" in head and "saved decision" in head
         await pilot.press("down", "down", "down", "enter")  # forget
-        await wait_for(lambda: app.engine.project_trust.undecided, pilot)
+        await wait_for(lambda: app.engine.trust.decision.undecided, pilot)
     assert TrustStore(agent_dir).lookup(cwd) is None
 
 
@@ -133,7 +133,7 @@ async def test_letters_typed_while_the_first_run_dialog_is_open_reach_the_editor
         await pilot.press(*"fix", "space", *"it")
         assert isinstance(app.screen, TrustScreen)  # letters choose nothing
         await pilot.press("enter")  # still picks the highlighted choice: Trust
-        await wait_for(lambda: app.engine.project_trust.trusted, pilot)
+        await wait_for(lambda: app.engine.trust.decision.trusted, pilot)
         await wait_for(lambda: app.editor.text == "fix it", pilot)
         assert app.editor.has_focus
     assert TrustStore(agent_dir).lookup(cwd) == (cwd.resolve(), True)

@@ -35,7 +35,7 @@ async def test_model_picker_filters_and_returns_the_choice(tmp_path: Path) -> No
         await pilot.press("enter")
         await pilot.pause()
     assert app.results == [ModelChoice("localai", "beta-thinker")]
-    assert app.engine.model.key == "scripted/scripted-model"  # the caller switches, not the screen
+    assert app.engine.models.model.key == "scripted/scripted-model"  # the caller switches, not the screen
 
 
 async def test_model_picker_arrow_keys_and_escape_cancel(tmp_path: Path) -> None:
@@ -50,7 +50,7 @@ async def test_model_picker_arrow_keys_and_escape_cancel(tmp_path: Path) -> None
         await pilot.press("escape")
         await pilot.pause()
     assert app.results == [None]
-    assert app.engine.model.key == "scripted/scripted-model"
+    assert app.engine.models.model.key == "scripted/scripted-model"
 
 
 async def test_model_picker_tab_shows_models_without_key_disabled(tmp_path: Path) -> None:
@@ -69,13 +69,13 @@ async def test_thinking_picker_returns_the_level(tmp_path: Path) -> None:
     app = HostApp(tmp_path, ThinkingPickerScreen)
     async with app.run_test(size=(100, 24)) as pilot:
         screen = await wait_for_modal(pilot)
-        assert option_ids(screen) == app.engine.supported_levels()
+        assert option_ids(screen) == app.engine.models.supported_levels()
         # The current level (medium) is highlighted; one step down is "high".
         assert screen.query_one(OptionList).highlighted_option.id == "medium"
         await pilot.press("down", "enter")
         await pilot.pause()
     assert app.results == ["high"]
-    assert app.engine.thinking_level == "medium"
+    assert app.engine.models.thinking_level == "medium"
     assert not (agent_dir() / "settings.json").exists()
 
 
@@ -89,7 +89,7 @@ async def test_fork_picker_returns_the_entry_id(tmp_path: Path) -> None:
     async with app.run_test(size=(100, 24)) as pilot:
         screen = await wait_for_modal(pilot)
         old_path = app.engine.session_file
-        first = app.engine.fork_messages()[0]
+        first = app.engine.sessions.fork_messages()[0]
         assert first.text == "first question"
         assert len(option_ids(screen)) == 2
         await pilot.press(*"first", "enter")

@@ -28,7 +28,7 @@ async def settle(pilot: Pilot[Any]) -> None:
 
 def write_fixed_sessions(engine: Any) -> None:
     """Three hand-written session files with fixed ids, contents and modification times."""
-    folder = Path(engine.session_dir)
+    folder = Path(engine.sessions.session_dir)
     folder.mkdir(parents=True, exist_ok=True)
     fixtures = [
         ("aaaa1111", "Fix the flaky login test", None, 5 * 60),
@@ -91,8 +91,8 @@ async def branched_conversation(engine: Any) -> None:
     for text in ("Plan the refactor", "Now write the tests"):
         await engine.prompt(text)
         await engine.wait_idle()
-    first_reply = engine.tree().roots[0].children[0].children[0].children[0].id
-    await engine.navigate_to(first_reply)
+    first_reply = engine.sessions.tree().roots[0].children[0].children[0].children[0].id
+    await engine.sessions.navigate_to(first_reply)
     await engine.prompt("Write the docs instead")
     await engine.wait_idle()
 

@@ -26,7 +26,7 @@ async def say(engine: Any, *texts: str) -> None:
 async def two_sessions(engine: Any) -> None:
     await say(engine, "hello from the older session")
     older = engine.session_file
-    await engine.new_session()
+    await engine.sessions.new_session()
     await say(engine, "the newer session")
     os.utime(older, (1_700_000_000, 1_700_000_000))
     engine.older_path = older
@@ -75,24 +75,24 @@ async def test_tree_returns_the_chosen_entry(tmp_path: Path) -> None:
         option_list = screen.query_one(OptionList)
         rows = screen.rows
         # The current leaf (the last reply) starts highlighted.
-        assert option_list.highlighted_option.id == app.engine.tree().leaf_id
+        assert option_list.highlighted_option.id == app.engine.sessions.tree().leaf_id
         first_user = next(r for r in rows if r.text == "user: one")
-        leaf = app.engine.tree().leaf_id
+        leaf = app.engine.sessions.tree().leaf_id
         option_list.highlighted = rows.index(first_user)
         await pilot.press("enter")
         await pilot.pause()
     assert app.results == [TreeChoice(first_user.entry_id)]
-    assert app.engine.tree().leaf_id == leaf
+    assert app.engine.sessions.tree().leaf_id == leaf
 
 
 async def test_tree_label_and_filter(tmp_path: Path) -> None:
     app = HostApp(tmp_path, TreeScreen, prepare=lambda s: say(s, "one"))
     async with app.run_test(size=(110, 30)) as pilot:
         screen = await wait_for_modal(pilot)
-        leaf = app.engine.tree().leaf_id
+        leaf = app.engine.sessions.tree().leaf_id
         await pilot.press("l", *"checkpoint", "enter")
         await pilot.pause()
-        tree = app.engine.tree()
+        tree = app.engine.sessions.tree()
         labelled = [n for n in _walk(tree.roots) if n.label]
         assert [(n.id, n.label) for n in labelled] == [(leaf, "checkpoint")]
         # The label entry joins the chain right after the old position; the conversation is unchanged.
@@ -155,7 +155,7 @@ async def test_login_escape_goes_back_and_logout_lists_stored_keys(tmp_path: Pat
         await pilot.pause()
     assert app.results == [None]
 
-    app.engine.login_provider("openai", "sk-x")
+    app.engine.models.login_provider("openai", "sk-x")
     logout = HostApp(tmp_path, lambda s: LoginScreen(s, mode="logout"))
     async with logout.run_test(size=(110, 30)) as pilot:
         screen = await wait_for_modal(pilot)

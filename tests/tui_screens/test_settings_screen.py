@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from textual import events
 from textual.widgets import Input, OptionList
 
 from atomic.tui.screens.settings_screen import SettingsScreen
@@ -92,7 +93,7 @@ async def test_thinking_level_and_double_escape(tmp_path: Path) -> None:
         await pilot.press("left")
         await highlight(pilot, screen, "doubleEscapeAction")
         await pilot.press("space")
-    assert app.engine.thinking_level == "low"
+    assert app.engine.models.thinking_level == "low"
     settings = read_settings()
     assert settings["defaultThinkingLevel"] == "low"
     assert settings["doubleEscapeAction"] == "tree"
@@ -173,6 +174,20 @@ async def test_typing_a_search_never_changes_a_setting(tmp_path: Path) -> None:
         await pilot.press("enter")
         assert not screen.searching
     assert "compaction" not in saved() and app.engine.auto_compaction_enabled is True
+
+
+async def test_a_search_typed_faster_than_the_screen_draws_never_changes_a_setting(tmp_path: Path) -> None:
+    """Keys arrive as a terminal sends them, all at once: the space must still join the search."""
+    app = HostApp(tmp_path, SettingsScreen)
+    async with app.run_test(size=(110, 34)) as pilot:
+        screen = await wait_for_modal(pilot)
+        await highlight(pilot, screen, "compaction.enabled")
+        for key, character in (("a", "a"), ("space", " "), ("b", "b"), ("backspace", None), ("c", "c")):
+            app.post_message(events.Key(key, character))
+        await pilot.pause()
+        await wait_for(lambda: screen.filter_text == "a c", pilot)
+        assert screen.searching and app.engine.auto_compaction_enabled is True
+    assert "compaction" not in saved()
 
 
 async def test_broken_settings_file_is_not_overwritten_and_nothing_changes(tmp_path: Path) -> None:

@@ -72,6 +72,8 @@ async def run_tool_calls(
                     content=patch.get("content", output.content),
                     details=patch.get("details", output.details),
                     file_change=output.file_change,
+                    # Colours shown for content an extension replaced would not match it.
+                    display=output.display if "content" not in patch else None,
                 )
                 is_error = bool(patch.get("isError", is_error))
         outputs[call.id] = (output, is_error)
@@ -82,6 +84,7 @@ async def run_tool_calls(
                 result=output.to_wire(),
                 is_error=is_error,
                 file_change=output.file_change,
+                display=output.display,
             )
         )
 
@@ -143,7 +146,11 @@ async def _execute(
         last_update = now
         emit(
             ToolExecutionUpdate(
-                tool_call_id=call.id, tool_name=call.name, args=call.arguments, partial_result=partial.to_wire()
+                tool_call_id=call.id,
+                tool_name=call.name,
+                args=call.arguments,
+                partial_result=partial.to_wire(),
+                display=partial.display,
             )
         )
 
@@ -151,7 +158,9 @@ async def _execute(
     try:
         return await tool.execute(call.id, args, ctx), False
     except ToolError as exc:
-        return _error_output(str(exc)), True
+        output = _error_output(str(exc))
+        output.display = exc.display
+        return output, True
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # a crashing tool is reported to the model, never kills the agent

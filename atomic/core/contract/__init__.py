@@ -1,6 +1,8 @@
 """The engine contract: the only part of `atomic.core` a frontend (TUI, RPC, ACP) imports.
 
-- `Engine` (engine.py): one open session; commands as typed methods, one docstring each.
+- `Engine` (engine.py): one open session; a flat core of typed methods (one docstring each) and
+  five views over one component each (`models`, `sessions`, `trust`, `mcp`, `extension_ui`, in
+  the `*_view.py` modules).
 - `open_engine(options)`: opens one (the factory behind it stays private to the engine).
 - sessions.py: what a frontend asks before an engine is open (stored sessions, usable models).
 - records.py: frozen snake_case dataclasses for everything a frontend reads. Only atomic/rpc turns
@@ -12,7 +14,7 @@
 
 Also part of the contract, because they already are frozen or typed value objects a frontend reads:
 `Model` (model_types), `Settings` (settings; read it, change it through `Engine.save_settings`),
-`ProjectTrust` and `ProjectOffer` (trust, project_offer), `UiAnswer` and `check_answer` (an answer
+`TrustDecision` and `ProjectOffer` (trust, project_offer), `UiAnswer` and `check_answer` (an answer
 to an extension dialog and its check), the permission vocabulary (`ApprovalRequest`, `Decision`,
 `PERMISSION_MODES`, `needs_approval`, `ApprovalAnswer`), `preview_change` (what a write or edit call
 would do, for an approval card), the editor-files vocabulary ACP implements (`EditorFiles`,
@@ -60,7 +62,7 @@ from atomic.core.sandbox.control import SandboxStatus
 from atomic.core.settings import Settings
 from atomic.core.tools.base import EditorFiles, EditorTerminal, FileChange, TerminalRun, ToolError
 from atomic.core.tools.change_preview import ChangePreview, preview_change
-from atomic.core.trust import HOW_TO_TRUST, ProjectTrust, trust_change_message
+from atomic.core.trust import HOW_TO_TRUST, TrustDecision, trust_change_message
 
 if TYPE_CHECKING:
     from atomic.core.checkpoints.records import (
@@ -181,7 +183,7 @@ __all__ = [
     "PERMISSION_MODES",
     "PermissionMode",
     "ProjectOffer",
-    "ProjectTrust",
+    "TrustDecision",
     "PromptRejected",
     "ProviderAuth",
     "QueueSnapshot",

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from atomic.core.contract import convert
 from atomic.core.records import SessionSummary
 
 
@@ -23,8 +22,7 @@ def list_session_summaries(folder: Path | None) -> list[SessionSummary]:
     """Stored sessions, newest first: those in `folder`, or every folder's when None."""
     from atomic.core.session.listing import list_all_sessions, list_sessions
 
-    infos = list_all_sessions() if folder is None else list_sessions(folder)
-    return [convert.session_summary(info) for info in infos]
+    return list_all_sessions() if folder is None else list_sessions(folder)
 
 
 def find_session_file(ref: str, folder: Path) -> Path | None:

@@ -28,6 +28,7 @@ from atomic.core.settings import Settings
 
 if TYPE_CHECKING:
     from atomic.core.compaction.records import PlannerReply
+    from atomic.core.records import CompactionOutcome, ContextUsage
 
 OVERFLOW_UNRESOLVED = (
     "Context overflow recovery failed after one compact-and-retry attempt. "
@@ -47,11 +48,20 @@ class CompactionFailed(Exception):
     pass
 
 
+class PlannerModels(Protocol):
+    """Where the planner's request gets its key and its provider (the session's model selection)."""
+
+    async def request_credentials(self, model: Model, messages: list[Any]) -> tuple[str | None, dict[str, str]]: ...
+    async def provider_for(self, model: Model) -> Provider: ...
+
+
 class CompactionHost(Protocol):
     """What compaction reads from the session it compacts."""
 
     @property
     def model(self) -> Model | None: ...
+    @property
+    def models(self) -> PlannerModels: ...
     @property
     def settings(self) -> Settings: ...
     @property
@@ -64,9 +74,7 @@ class CompactionHost(Protocol):
     def auto_compaction_enabled(self) -> bool: ...
 
     def emit(self, event: Event) -> None: ...
-    def context_usage(self) -> dict[str, Any] | None: ...
-    async def request_credentials(self, model: Model, messages: list[Any]) -> tuple[str | None, dict[str, str]]: ...
-    async def provider_for(self, model: Model) -> Provider: ...
+    def context_usage(self) -> ContextUsage | None: ...
     def reload_context(self) -> None: ...
 
 
@@ -82,10 +90,10 @@ class CompactionRunner:
         if not host.auto_compaction_enabled or model is None:
             return False
         usage = host.context_usage()
-        if not usage or usage.get("tokens") is None:
+        if usage is None or usage.tokens is None:
             return False
         limit = model.context_window - host.settings.compaction.reserve_tokens
-        return bool(usage["tokens"] > max(limit, 0))
+        return usage.tokens > max(limit, 0)
 
     # -------------------------------------------------------------- the planner call
 
@@ -99,7 +107,7 @@ class CompactionRunner:
         assert model is not None
         messages: list[Any] = [UserMessage(content=user)]
         # A subscription login's token is refreshed here too when it is due (engine/login_credentials.py).
-        api_key, headers = await host.request_credentials(model, messages)
+        api_key, headers = await host.models.request_credentials(model, messages)
         request = pb.StreamRequest(
             model=model,
             system_prompt=system,
@@ -111,7 +119,7 @@ class CompactionRunner:
         )
         parts: list[str] = []
         stop = "stop"
-        provider = await host.provider_for(model)
+        provider = await host.models.provider_for(model)
         async for event in provider.stream(request):
             if isinstance(event, pb.TextDelta):
                 parts.append(event.delta)
@@ -130,8 +138,8 @@ class CompactionRunner:
             raise CompactionFailed("No model selected to plan the compaction")
         items = host.context_items
         messages = [item.message for item in items]
-        usage = host.context_usage() or {}
-        tokens_before = usage.get("tokens") or estimate_messages_tokens(messages)
+        usage = host.context_usage()
+        tokens_before = (usage.tokens if usage is not None else None) or estimate_messages_tokens(messages)
         settings = host.settings.compaction
         retry = host.settings.retry
 
@@ -215,12 +223,21 @@ class CompactionRunner:
             CompactionEnd(reason="overflow", result=None, error_message=OVERFLOW_UNRESOLVED, unresolved_overflow=True)
         )
 
-    async def compact(self) -> dict[str, Any]:
+    async def compact(self) -> CompactionOutcome:
         """Manual compaction, cancellable with `cancel`. Raises CompactionFailed with a clear message."""
+        from atomic.core.records import CompactionOutcome
+
         task = asyncio.ensure_future(self._with_events("manual", False))
         self._task = task
         try:
-            return await asyncio.shield(task)
+            data = await asyncio.shield(task)
+            return CompactionOutcome(
+                summary=data.get("compactedText", ""),
+                first_kept_entry_id=data.get("firstKeptEntryId"),
+                tokens_before=int(data.get("tokensBefore") or 0),
+                backup_path=data.get("backupPath"),
+                result=data,
+            )
         except asyncio.CancelledError:
             if task.cancelled():
                 raise CompactionFailed("Compaction aborted") from None

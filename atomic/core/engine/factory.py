@@ -128,7 +128,7 @@ def _load_resources(session: AgentSession, options: SessionOptions) -> None:
         tools = create_builtin_tools(names)
     except ValueError as exc:
         raise StartupError(str(exc)) from exc
-    trusted = session.project_trust is not None and session.project_trust.trusted
+    trusted = session.trust.trusted
     if any(tool.name == "task" for tool in tools):
         from atomic.core.engine.subagent_setup import build_subagents
         from atomic.core.tools.task import TaskTool
@@ -162,7 +162,7 @@ def _load_resources(session: AgentSession, options: SessionOptions) -> None:
             custom_prompt=options.system_prompt,
             append_prompts=options.append_system_prompt,
             read_tool_active="read" in session.active_tool_names,
-            include_project=session.project_trust is not None and session.project_trust.trusted,
+            include_project=session.trust.trusted,
         )
 
     session.use_resources(catalog, context_files, rebuild)
@@ -174,11 +174,11 @@ async def create_session(options: SessionOptions) -> AgentSession:
     ensure_private_dir(agent)
     # The sandbox's probe runs a process: started first, it overlaps the rest of start-up.
     shared_probe()
-    from atomic.core.engine.project_trust import decide_project_trust, start_extensions, start_mcp
+    from atomic.core.engine.project_trust import ProjectTrust
 
     # Trust is decided first: until then (and when untrusted) the project's settings file is not merged.
     settings = SettingsManager(agent, cwd)
-    trust = decide_project_trust(settings, options, cwd, agent)
+    trust = ProjectTrust.decide_at_start(settings, options, cwd, agent)
     session_dir = _session_dir(options, settings, cwd)
     try:
         store, resumed = _open_store(options, session_dir, cwd)
@@ -186,12 +186,13 @@ async def create_session(options: SessionOptions) -> AgentSession:
         raise
     except Exception as exc:
         raise StartupError(str(exc)) from exc
-    session = AgentSession(cwd=cwd, agent_dir=agent, settings=settings, store=store, session_dir=session_dir)
-    session.set_project_trust(trust)
+    session = AgentSession(
+        cwd=cwd, agent_dir=agent, settings=settings, store=store, session_dir=session_dir, options=options, trust=trust
+    )
     session.startup_warnings.extend(settings.errors)
     session.startup_warnings.extend(rule_problems(settings))
     session.startup_warnings.extend(store.warnings)
-    session.startup_warnings.extend(session.registry.errors)
+    session.startup_warnings.extend(session.models.registry.errors)
     level = _choose_model(session, options)
     try:
         session.permissions.mode = parse_mode(
@@ -206,7 +207,7 @@ async def create_session(options: SessionOptions) -> AgentSession:
         except ValueError as exc:
             raise StartupError(str(exc)) from exc
     _load_resources(session, options)
-    start_mcp(session, options)
+    session.trust.start_mcp()
     session.reload_context()
     if resumed:
         session.restore_model_from_session()
@@ -217,14 +218,14 @@ async def create_session(options: SessionOptions) -> AgentSession:
     if session.model is not None:
         wanted = options.thinking or level
         if wanted is None and not (resumed and session.thinking_level != "off"):
-            wanted = session.saved_level_for(session.model) or settings.settings.default_thinking_level or "medium"
+            wanted = session.models.saved_level_for(session.model) or settings.settings.default_thinking_level or "medium"
         if wanted is not None:
             session.models.start_level(wanted)
         if not resumed or not store.records:
             session.models.record_current()
-    await start_extensions(session, options)
+    await session.trust.start_extensions()
     if options.name:
-        session.set_session_name(options.name)
+        session.files.set_session_name(options.name)
     _sweep_old_temp_trees(session.store.session_id)
     return session
 

@@ -21,8 +21,9 @@ from atomic.core.settings import SettingsManager
 if TYPE_CHECKING:
     from atomic.core.auth import AuthStorage
     from atomic.core.models.registry import ModelRegistry
+    from atomic.core.providers.base import Provider
     from atomic.core.providers.scripted import ScriptedProvider
-    from atomic.core.records import ModelCycle, ThinkingLevelChange
+    from atomic.core.records import LogoutResult, ModelCycle, ProviderAuth, ThinkingLevelChange
 
 SCRIPTED_PROVIDER = "scripted"
 # Settings key holding per-model thinking levels: {"provider/model-id": "high"}.
@@ -110,6 +111,31 @@ class ModelSelection:
             self._scripted_providers[model.key] = provider
         return provider
 
+    async def provider_for(self, model: Model) -> Provider:
+        """The provider that streams `model`'s answers (its modules loaded on first need)."""
+        if model.api == "scripted":
+            return self.scripted_provider_for(model)
+        from atomic.core.providers.registry import ensure_provider_ready, get_provider
+
+        # Importing the provider and its HTTP stack is slow: a warm-up thread does it, only this run waits.
+        await ensure_provider_ready(model.api)
+        return get_provider(model.api)
+
+    def warm_up_provider(self) -> None:
+        """Start loading the current model's provider modules and HTTP stack in the background
+        (frontends call this once their first answer is out, so start-up itself stays light)."""
+        if self.model is not None:
+            from atomic.core.providers.registry import start_provider_warmup
+
+            # A no-op for apis with nothing heavy to load (the scripted one).
+            start_provider_warmup(self.model.api)
+
+    def no_model_guide(self) -> str:
+        """What to tell a user who has no usable model (how to add a key)."""
+        from atomic.core.models import no_model_message
+
+        return no_model_message(self.registry)
+
     def all_models(self) -> list[Model]:
         return [*self.registry.all_models(), *self.extra_models]
 
@@ -190,9 +216,7 @@ class ModelSelection:
         if self.model_block is not None:
             raise PromptRejected(self.model_block[1])
         if self.model is None:
-            from atomic.core.models import no_model_message
-
-            raise PromptRejected(no_model_message(self.registry))
+            raise PromptRejected(self.no_model_guide())
         if not self.has_auth(self.model):
             raise PromptRejected(
                 f"No API key for {self.model.provider}/{self.model.id}. Set {self._env_hint(self.model.provider)}"
@@ -378,15 +402,21 @@ class ModelSelection:
         await run_login(self.auth, provider, prompts)
         self.registry.reload()
 
-    def logout_provider(self, provider: str) -> dict[str, Any]:
+    def logout_provider(self, provider: str) -> LogoutResult:
+        """Remove the stored key of `provider`; the result says what still provides one and the
+        models usable now."""
+        from atomic.core.records import LogoutResult
+
         self.auth.remove(provider)
         self.registry.reload()
-        models = self.available_models()
-        data: dict[str, Any] = {
-            "provider": provider,
-            "authStatus": self.registry.auth_status(provider),
-            "models": [m.to_wire() for m in models],
-        }
-        if self.scoped:
-            data["scopedModels"] = [m.to_wire() for m, _ in self.scoped if self.has_auth(m)]
-        return data
+        scoped = tuple(m for m, _ in self.scoped if self.has_auth(m)) if self.scoped else None
+        return LogoutResult(
+            provider=provider,
+            status=self.registry.auth_status(provider),
+            models=tuple(self.available_models()),
+            scoped_models=scoped,
+        )
+
+    def providers(self) -> list[ProviderAuth]:
+        """Every provider with where its key comes from (the login screen), in catalog order."""
+        return [self.registry.provider_auth(name) for name in self.registry.providers()]

@@ -1,167 +1,241 @@
-"""The project trust decision as the single switch for everything a project brings.
+"""`ProjectTrust`: the project trust decision as the single switch for everything a project brings.
 
-The factory decides once, before anything project-side loads (`decide_project_trust`); an interactive
-frontend that asks the user later applies the answer with `apply_project_trust`, which loads (or
-stops using) the project's settings, templates, skills, context files, extensions and MCP servers.
+The factory decides once, before anything project-side loads (`ProjectTrust.decide_at_start`); an
+interactive frontend that asks the user later applies the answer with `decide`, which saves it in
+trust.json and loads (or stops using) the project's settings, templates, skills, context files,
+extensions and MCP servers.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, Protocol
 
+from atomic.core.extensions.host import ExtensionHost
 from atomic.core.project_offer import ProjectOffer, project_offer
-from atomic.core.trust import HOW_TO_TRUST, ProjectTrust, resolve_trust
+from atomic.core.trust import HOW_TO_TRUST, TrustDecision, TrustStore, resolve_trust
 
 if TYPE_CHECKING:
     from atomic.core.engine.options import SessionOptions
-    from atomic.core.engine.session import AgentSession
     from atomic.core.extensions.runtime import ExtensionRuntime
+    from atomic.core.mcp.manager import McpManager
+    from atomic.core.resources.context_files import ContextFile
     from atomic.core.settings import SettingsManager
 
-
-def decide_project_trust(
-    settings: SettingsManager, options: SessionOptions, cwd: Path, agent_dir: Path
-) -> ProjectTrust:
-    """Decide from the flag, the user's own `defaultProjectTrust` and trust.json; merge the project's
-    settings file only when the answer is yes."""
-    setting = settings.global_raw().get("defaultProjectTrust")
-    trust = resolve_trust(
-        cwd,
-        agent_dir,
-        setting=setting if isinstance(setting, str) else None,
-        approve=options.approve,
-    )
-    settings.set_project_trusted(trust.trusted)
-    return trust
+# How a user answers the project trust question: save yes/no, yes for this run, or forget the saved answer.
+TrustChoice = Literal["trust", "deny", "once", "forget"]
 
 
-def start_mcp(session: AgentSession, options: SessionOptions) -> None:
-    """Start the configured MCP servers in the background (the project's only when trusted).
-    The configuration is parsed only when some place may hold a server, and the manager (with
-    what it imports) loads only when one does."""
-    if session.project_trust is None or options.tools == []:  # --no-tools: no tools at all, MCP's included
-        return
-    from atomic.core.mcp.sources import any_configured
+class TrustHost(ExtensionHost, Protocol):
+    """What switching the project's resources on and off needs from the session around it."""
 
-    user_settings = session.settings_manager.global_raw()
-    project_settings = session.settings_manager.project_raw()
-    if not any_configured(
-        session.cwd,
-        session.agent_dir,
-        user_settings=user_settings,
-        project_settings=project_settings,
-        extra=options.mcp_servers,
-    ):
-        return
-    from atomic.core.mcp.config import load_mcp_config
+    @property
+    def settings_manager(self) -> SettingsManager: ...
+    @property
+    def extensions(self) -> ExtensionRuntime | None: ...
+    @property
+    def mcp(self) -> McpManager | None: ...
 
-    config = load_mcp_config(
-        session.cwd,
-        session.agent_dir,
-        user_settings=user_settings,
-        project_settings=project_settings,
-        project_trusted=session.project_trust.trusted,
-        extra=options.mcp_servers,
-    )
-    if not (config.servers or config.untrusted or config.disabled or config.problems):
-        return
-    from atomic.core.mcp.manager import create_mcp_manager
-
-    manager = create_mcp_manager(config, session.cwd, session.agent_dir, session.settings_manager)
-    session.set_mcp(manager)
-    manager.start()
+    def set_mcp(self, manager: McpManager | None) -> None: ...
+    def set_context_files(self, context_files: list[ContextFile]) -> None: ...
+    def attach_extensions(self, runtime: ExtensionRuntime) -> None: ...
 
 
-def _extension_runtime(session: AgentSession, options: SessionOptions) -> ExtensionRuntime:
-    """The session's extension runtime, built on first need: a start that finds no extension
-    never imports the runtime, and `session.extensions` None means "none loaded"."""
-    if session.extensions is None:
-        from atomic.core.extensions.runtime import ExtensionRuntime
+class ProjectTrust:
+    """The decision in effect for the working folder, and what follows from it."""
 
-        session.attach_extensions(ExtensionRuntime(session, flag_values=dict(options.extension_flags)))
-    assert session.extensions is not None
-    return session.extensions
+    def __init__(self, host: TrustHost, options: SessionOptions, decision: TrustDecision) -> None:
+        self._host = host
+        self._options = options
+        self.decision = decision
+        # What the project brings that was not loaded; looked up once per decision (None: not yet).
+        self._skipped: ProjectOffer | None = None
 
+    @staticmethod
+    def decide_at_start(
+        settings: SettingsManager, options: SessionOptions, cwd: Path, agent_dir: Path
+    ) -> TrustDecision:
+        """Decide from the flag, the user's own `defaultProjectTrust` and trust.json; merge the project's
+        settings file only when the answer is yes."""
+        setting = settings.global_raw().get("defaultProjectTrust")
+        trust = resolve_trust(
+            cwd,
+            agent_dir,
+            setting=setting if isinstance(setting, str) else None,
+            approve=options.approve,
+        )
+        settings.set_project_trusted(trust.trusted)
+        return trust
 
-async def start_extensions(session: AgentSession, options: SessionOptions) -> None:
-    """Load the extensions found at start (global, the project's when trusted, `-e` paths), then
-    run `session_start`. Nothing found and nothing asked for: no runtime, nothing imported."""
-    if options.no_extensions and not options.extensions:
-        return
-    from atomic.core.extensions.discovery import extension_paths
+    @property
+    def trusted(self) -> bool:
+        return self.decision.trusted
 
-    trusted = session.project_trust is not None and session.project_trust.trusted
-    paths, problems = extension_paths(
-        session.cwd, session.agent_dir, list(options.extensions), options.no_extensions, include_project=trusted
-    )
-    if not (paths or problems):
-        return
-    from atomic.core.extensions.loader import load_extensions
+    # -------------------------------------------------------------- what the project brings
 
-    await load_extensions(_extension_runtime(session, options), paths, problems)
+    def start_mcp(self) -> None:
+        """Start the configured MCP servers in the background (the project's only when trusted).
+        The configuration is parsed only when some place may hold a server, and the manager (with
+        what it imports) loads only when one does."""
+        host, options = self._host, self._options
+        if options.tools == []:  # --no-tools: no tools at all, MCP's included
+            return
+        from atomic.core.mcp.sources import any_configured
 
+        user_settings = host.settings_manager.global_raw()
+        project_settings = host.settings_manager.project_raw()
+        extra = options.mcp_servers
+        if not any_configured(
+            host.cwd, host.agent_dir, user_settings=user_settings, project_settings=project_settings, extra=extra
+        ):
+            return
+        from atomic.core.mcp.config import load_mcp_config
 
-def skipped_offer(session: AgentSession) -> ProjectOffer:
-    """What the project would bring but did not load (empty when trusted). Looked up once per
-    decision: `get_state` may be called after every prompt and the folders do not need re-walking."""
-    if session.project_skipped is None:
-        trust = session.project_trust
-        trusted = trust is not None and trust.trusted
-        session.remember_skipped(ProjectOffer() if trusted else project_offer(session.cwd, session.agent_dir))
-    assert session.project_skipped is not None
-    return session.project_skipped
+        config = load_mcp_config(
+            host.cwd, host.agent_dir, user_settings=user_settings, project_settings=project_settings,
+            project_trusted=self.trusted, extra=extra,
+        )
+        if not (config.servers or config.untrusted or config.disabled or config.problems):
+            return
+        from atomic.core.mcp.manager import create_mcp_manager
 
+        manager = create_mcp_manager(config, host.cwd, host.agent_dir, host.settings_manager)
+        host.set_mcp(manager)
+        manager.start()
 
-def untrusted_notice(session: AgentSession, offer: ProjectOffer | None = None) -> str | None:
-    """The one line a non-interactive mode prints when `ask` left the folder undecided and it
-    brings something; None otherwise (an explicit "no" is not announced)."""
-    trust = session.project_trust
-    if trust is None or not trust.undecided:
-        return None
-    offer = offer if offer is not None else skipped_offer(session)
-    if offer.empty:
-        return None
-    names = [s.name for s in offer.mcp_servers]
-    detail = f" (MCP: {', '.join(names)})" if names else ""
-    return (
-        f"this folder is not trusted, so its project resources were not loaded: {', '.join(offer.skipped())}"
-        f"{detail}. To use them, {HOW_TO_TRUST}."
-    )
+    def _extension_runtime(self) -> ExtensionRuntime:
+        """The session's extension runtime, built on first need: a start that finds no extension
+        never imports the runtime, and `extensions` None means "none loaded"."""
+        host = self._host
+        if host.extensions is None:
+            from atomic.core.extensions.runtime import ExtensionRuntime
 
+            host.attach_extensions(ExtensionRuntime(host, flag_values=dict(self._options.extension_flags)))
+        assert host.extensions is not None
+        return host.extensions
 
-async def apply_project_trust(session: AgentSession, options: SessionOptions, trust: ProjectTrust) -> None:
-    """Use `trust` from now on: reload the project's settings, resources and MCP servers to match.
+    async def start_extensions(self) -> None:
+        """Load the extensions found at start (global, the project's when trusted, `-e` paths), then
+        run `session_start`. Nothing found and nothing asked for: no runtime, nothing imported."""
+        options = self._options
+        if options.no_extensions and not options.extensions:
+            return
+        from atomic.core.extensions.discovery import extension_paths
 
-    Extensions already imported cannot be unloaded: a project that stops being trusted keeps
-    them until the next start (the TUI says so)."""
-    was_trusted = session.project_trust is not None and session.project_trust.trusted
-    session.set_project_trust(trust)
-    session.settings_manager.set_project_trusted(trust.trusted)
-    if session.resources is not None:
-        session.resources.include_project = trust.trusted
-        session.resources.reload()
-    if not options.no_context_files:
-        from atomic.core.resources.context_files import load_context_files
+        paths, problems = extension_paths(
+            self._host.cwd, self._host.agent_dir, list(options.extensions), options.no_extensions,
+            include_project=self.trusted,
+        )
+        if not (paths or problems):
+            return
+        from atomic.core.extensions.loader import load_extensions
 
-        session.set_context_files(load_context_files(session.cwd, session.agent_dir, include_project=trust.trusted))
-    session.refresh_system_prompt()
-    if trust.trusted == was_trusted:
-        return
-    if options.tools != []:
-        if session.mcp is not None:
-            await session.mcp.shutdown()
-            session.set_mcp(None)
-        start_mcp(session, options)
-    if trust.trusted and not options.no_extensions:
+        await load_extensions(self._extension_runtime(), paths, problems)
+
+    def skipped(self) -> ProjectOffer:
+        """What the project would bring but did not load (empty when trusted). Looked up once per
+        decision: `get_state` may be called after every prompt and the folders do not need re-walking."""
+        if self._skipped is None:
+            self._skipped = ProjectOffer() if self.trusted else self.project_resources()
+        return self._skipped
+
+    def project_resources(self) -> ProjectOffer:
+        """Everything the folder brings, loaded or not (the /trust screen lists it)."""
+        return project_offer(self._host.cwd, self._host.agent_dir)
+
+    def saved_here(self) -> bool:
+        """True when trust.json holds a decision for this very folder (so it can be forgotten)."""
+        saved = TrustStore(self._host.agent_dir).lookup(self._host.cwd)
+        return saved is not None and saved[0] == self._host.cwd.resolve()
+
+    def loaded_extensions(self) -> list[str]:
+        """File names of the loaded extensions the project folder brings (`.atomic/extensions/`): they
+        keep running after trust is withdrawn, until Atomic restarts."""
         from atomic.core.extensions.discovery import project_extension_paths
 
-        loaded = {ext.path for ext in session.extensions.extensions} if session.extensions is not None else set()
-        new = [path.resolve() for path in project_extension_paths(session.cwd)]
+        runtime = self._host.extensions
+        if runtime is None:
+            return []
+        project = {str(path.resolve()) for path in project_extension_paths(self._host.cwd)}
+        return [Path(e.path).name for e in runtime.extensions if e.path in project]
+
+    def untrusted_notice(self) -> str | None:
+        """The one line a non-interactive mode prints when `ask` left the folder undecided and it
+        brings something; None otherwise (an explicit "no" is not announced)."""
+        if not self.decision.undecided:
+            return None
+        offer = self.skipped()
+        if offer.empty:
+            return None
+        names = [s.name for s in offer.mcp_servers]
+        detail = f" (MCP: {', '.join(names)})" if names else ""
+        return (
+            f"this folder is not trusted, so its project resources were not loaded: {', '.join(offer.skipped())}"
+            f"{detail}. To use them, {HOW_TO_TRUST}."
+        )
+
+    # -------------------------------------------------------------- changing the decision
+
+    async def decide(self, choice: TrustChoice) -> TrustDecision:
+        """Apply the user's answer: save it (except "once"), then load or stop using what the
+        project brings. Raises OSError or ValueError when trust.json could not be written (nothing
+        changed)."""
+        host = self._host
+        folder = host.cwd.resolve()
+        store = TrustStore(host.agent_dir)
+        if choice in ("trust", "deny"):
+            store.save(folder, choice == "trust")
+        elif choice == "forget":
+            store.forget(folder)
+        if choice == "once":
+            new = self.decision.trusted_once()
+        elif choice == "forget":
+            setting = host.settings_manager.global_raw().get("defaultProjectTrust")
+            new = resolve_trust(folder, host.agent_dir, setting=setting if isinstance(setting, str) else None)
+        else:
+            new = TrustDecision(folder, choice == "trust", "saved", decided_by=folder)
+        await self.apply(new)
+        return new
+
+    async def apply(self, decision: TrustDecision) -> None:
+        """Use `decision` from now on: reload the project's settings, resources and MCP servers to match.
+
+        Extensions already imported cannot be unloaded: a project that stops being trusted keeps
+        them until the next start (the TUI says so)."""
+        host, options = self._host, self._options
+        was_trusted = self.trusted
+        self.decision = decision
+        self._skipped = None
+        host.settings_manager.set_project_trusted(decision.trusted)
+        if host.resources is not None:
+            host.resources.include_project = decision.trusted
+            host.resources.reload()
+        if not options.no_context_files:
+            from atomic.core.resources.context_files import load_context_files
+
+            host.set_context_files(load_context_files(host.cwd, host.agent_dir, include_project=decision.trusted))
+        host.refresh_system_prompt()
+        if decision.trusted == was_trusted:
+            return
+        if options.tools != []:
+            if host.mcp is not None:
+                await host.mcp.shutdown()
+                host.set_mcp(None)
+            self.start_mcp()
+        if decision.trusted and not options.no_extensions:
+            await self._load_project_extensions()
+
+    async def _load_project_extensions(self) -> None:
+        from atomic.core.extensions.discovery import project_extension_paths
+
+        host = self._host
+        loaded = {ext.path for ext in host.extensions.extensions} if host.extensions is not None else set()
+        new = [path.resolve() for path in project_extension_paths(host.cwd)]
         new = [path for path in new if str(path) not in loaded]
         if new:
             from atomic.core.extensions.loader import load_extension
 
-            runtime = _extension_runtime(session, options)
+            runtime = self._extension_runtime()
             for path in new:
                 await load_extension(runtime, path)
+

@@ -1,13 +1,14 @@
-"""AgentSession: the one engine API both frontends call (the RPC mode and the TUI).
+"""AgentSession: the run of one session (prompting, the queues, abort, idle, state, event fan-out).
 
-It owns the session store, the model and thinking level, the queues, the tools and resources, and
-runs the agent loop as a background task. Listeners get every engine event in order.
+It holds the components (session files, model selection, compaction, bash, checkpoints, project
+trust) and builds each run's config; callers reach a component's own methods through it
+(`session.models.set_model`), never through a forwarding method here. Listeners get every engine
+event in order.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -15,12 +16,14 @@ from typing import TYPE_CHECKING, Any
 from atomic.core.agent.loop import AgentRun
 from atomic.core.agent.queues import MessageQueue, QueuedMessage
 from atomic.core.engine import session_stats as stats
-from atomic.core.engine.bash_runner import BashRunner, ChunkCallback
+from atomic.core.engine.bash_runner import BashRunner
 from atomic.core.engine.compaction_runner import CompactionRunner
 from atomic.core.engine.errors import PromptRejected
 from atomic.core.engine.model_selection import ModelSelection
+from atomic.core.engine.options import SessionOptions
 from atomic.core.engine.owned_messages import OwnedMessages
 from atomic.core.engine.plan_review import PlanReview
+from atomic.core.engine.project_trust import ProjectTrust
 from atomic.core.engine.run_config import run_config
 from atomic.core.engine.session_files import SessionFiles
 from atomic.core.engine.todos import TodoTracker
@@ -31,41 +34,35 @@ from atomic.core.events import (
     PermissionModeChanged,
     QueueUpdate,
 )
-from atomic.core.extensions.hooks import HookBus
-from atomic.core.extensions.ui import DEFAULT_DIALOG_TIMEOUT_S, ExtensionUiHost
+from atomic.core.extensions.hooks import HookBus, input_hooks
+from atomic.core.extensions.ui import ExtensionUiHost
 from atomic.core.messages import (
     AssistantMessage,
-    BashExecutionMessage,
     ImageContent,
     ToolResultMessage,
-    Usage,
     UserMessage,
 )
 from atomic.core.model_types import Model
-from atomic.core.permissions import ApprovalRequest, Decision, PermissionPolicy, parse_mode
+from atomic.core.permissions import PermissionPolicy, parse_mode
 from atomic.core.permissions.rule_files import rule_saver, settings_rules
-from atomic.core.providers.base import StreamRequest, ToolSpec
 from atomic.core.sandbox.control import SandboxControl
 from atomic.core.session.context import ContextItem, SessionContext, build_context
 from atomic.core.session.queue_file import QueueJournal, now_ms, restore_queues
 from atomic.core.session.store import SessionStore
 from atomic.core.settings import Settings, SettingsManager
-from atomic.core.shell_env import model_command_env
-from atomic.core.tools.base import EditorFiles, EditorTerminal, Tool, ToolContext, ToolOutput
-from atomic.core.tools.exit_plan import EXIT_PLAN_TOOL, PLAN_MODE_PROMPT, ExitPlanTool
+from atomic.core.tools.base import EditorFiles, EditorTerminal, Tool
+from atomic.core.tools.exit_plan import ExitPlanTool
 from atomic.core.tools.todo import TODO_TOOL
 
 if TYPE_CHECKING:
     from atomic.core.checkpoints.manager import Checkpoints
     from atomic.core.extensions.runtime import ExtensionRuntime
     from atomic.core.mcp.manager import McpManager
-    from atomic.core.models.registry import ModelRegistry
-    from atomic.core.project_offer import ProjectOffer
-    from atomic.core.records import ModelCycle, QueueSnapshot, ThinkingLevelChange
+    from atomic.core.records import CompactionOutcome, ContextUsage, QueueSnapshot, SessionStats
     from atomic.core.resources.context_files import ContextFile
     from atomic.core.resources.input_expansion import ResourceCatalog
     from atomic.core.subagents.runner import SubagentRunner
-    from atomic.core.trust import ProjectTrust
+    from atomic.core.trust import TrustDecision
 
 Listener = Callable[[Event], None]
 
@@ -86,14 +83,25 @@ class AgentSession:
         settings: SettingsManager,
         store: SessionStore,
         session_dir: Path | None,
+        options: SessionOptions,
+        trust: TrustDecision,
     ) -> None:
         self.cwd = cwd
         self.agent_dir = agent_dir
         self.settings_manager = settings
-        # The session file in use and what changes it (new, switch, fork, tree, labels).
-        self.files = SessionFiles(self, cwd=cwd, session_dir=session_dir, store=store)
         self.hooks = HookBus()
         self.hooks.on_error = self._report_extension_error
+        self.models = ModelSelection(
+            agent_dir=agent_dir,
+            settings=settings,
+            active_store=lambda: self.store,
+            emit=self.emit,
+            hooks=self.hooks,
+        )
+        # The session file in use and what changes it (new, switch, fork, tree, labels).
+        self.files = SessionFiles(
+            self, cwd=cwd, session_dir=session_dir, store=store, record_model=self.models.record_current
+        )
         self.listeners: list[Listener] = []
         # Pending extension dialogs, statuses, widgets, title: owned here, presented by a frontend.
         self.extension_ui = ExtensionUiHost(self.emit)
@@ -104,13 +112,6 @@ class AgentSession:
         self.queue_journal = QueueJournal(lambda: self.store.path, lambda: (self.steering, self.follow_ups))
         self.auto_retry_enabled = s.retry.enabled
         self.auto_compaction_enabled = s.compaction.enabled
-        self.models = ModelSelection(
-            agent_dir=agent_dir,
-            settings=settings,
-            active_store=lambda: self.store,
-            emit=self.emit,
-            hooks=self.hooks,
-        )
         self.tools: dict[str, Tool] = {}
         self.active_tool_names: list[str] = []
         self.system_prompt = ""
@@ -134,7 +135,7 @@ class AgentSession:
         # Approvals go through the extension UI's confirm dialog (RPC clients, the TUI) unless a
         # frontend installs its own approver (ACP's session/request_permission).
         self.permissions = PermissionPolicy(
-            approver=self._approve_through_ui,
+            approver=self.extension_ui.approve,
             cwd=cwd,
             agent_dir=agent_dir,
             rule_source=lambda: settings_rules(self.settings_manager),
@@ -164,12 +165,12 @@ class AgentSession:
         # Prompt templates and skills, and the loaded extensions (the factory installs both).
         self.resources: ResourceCatalog | None = None
         self.extensions: ExtensionRuntime | None = None
-        # MCP servers (None when none is configured) and the project's trust decision (factory.py).
+        # MCP servers (None when none is configured), and where their notices go (kept across trust changes).
         self.mcp: McpManager | None = None
-        self.project_trust: ProjectTrust | None = None
-        # What the project brings that was not loaded (engine/project_trust.py; None: not looked yet).
-        self.project_skipped: ProjectOffer | None = None
-        # Installed by the factory; project_trust.py reloads them when the trust decision changes.
+        self.mcp_notice_sink: Callable[[str], None] | None = None
+        # The project's trust decision and what it switches on and off (engine/project_trust.py).
+        self.trust = ProjectTrust(self, options, trust)
+        # Installed by the factory; the trust component reloads them when the decision changes.
         self.context_files: list[ContextFile] = []
         self._prompt_builder: Callable[[], str] | None = None
 
@@ -209,14 +210,6 @@ class AgentSession:
         self.active_tool_names = list(names)
         self.refresh_system_prompt()
 
-    def set_editor_files(self, files: EditorFiles | None) -> None:
-        """Read and write files through the client (ACP's fs methods) instead of the disk."""
-        self.editor_files = files
-
-    def set_editor_terminal(self, terminal: EditorTerminal | None) -> None:
-        """Run bash in the client's terminals (ACP's terminal methods) instead of locally."""
-        self.editor_terminal = terminal
-
     def attach_extensions(self, runtime: ExtensionRuntime) -> None:
         self.extensions = runtime
 
@@ -227,14 +220,8 @@ class AgentSession:
 
             # A server's questions use the same dialogs as extensions (TUI, RPC extension_ui_request).
             manager.set_dialogs(ExtensionUI(self.extension_ui, "mcp"))
-
-    def set_project_trust(self, trust: ProjectTrust) -> None:
-        """A new trust decision; what the project would bring is looked up again when asked."""
-        self.project_trust = trust
-        self.project_skipped = None
-
-    def remember_skipped(self, offer: ProjectOffer) -> None:
-        self.project_skipped = offer
+            if self.mcp_notice_sink is not None:
+                manager.set_notice_sink(self.mcp_notice_sink)
 
     # ------------------------------------------------------------------ events
 
@@ -280,69 +267,6 @@ class AgentSession:
     def thinking_level(self) -> str:
         return self.models.thinking_level
 
-    @property
-    def registry(self) -> ModelRegistry:
-        return self.models.registry
-
-    @property
-    def model_block(self) -> tuple[str, str] | None:
-        """(reason, message) while the saved default model cannot be used and none was chosen."""
-        return self.models.model_block
-
-    @property
-    def scoped(self) -> list[tuple[Model, str | None]]:
-        """The models (and levels) cycling goes through (--models or enabledModels)."""
-        return self.models.scoped
-
-    def all_models(self) -> list[Model]:
-        return self.models.all_models()
-
-    def available_models(self) -> list[Model]:
-        return self.models.available_models()
-
-    def find_model(self, provider: str, model_id: str) -> Model | None:
-        return self.models.find_model(provider, model_id)
-
-    def api_key_for(self, model: Model) -> str | None:
-        return self.models.api_key_for(model)
-
-    def headers_for(self, model: Model) -> dict[str, str]:
-        return self.models.headers_for(model)
-
-    async def request_credentials(self, model: Model, messages: list[Any]) -> tuple[str | None, dict[str, str]]:
-        return await self.models.request_credentials(model, messages)
-
-    def has_auth(self, model: Model) -> bool:
-        return self.models.has_auth(model)
-
-    def ensure_can_prompt(self) -> None:
-        """Raise PromptRejected when no usable model is selected."""
-        self.models.ensure_can_prompt()
-
-    def supported_levels(self) -> list[str]:
-        return self.models.supported_levels()
-
-    def set_model(self, provider: str, model_id: str, persist: bool = False) -> Model:
-        return self.models.set_model(provider, model_id, persist)
-
-    def cycle_model(self, persist: bool = False, backwards: bool = False) -> ModelCycle | None:
-        return self.models.cycle_model(persist, backwards)
-
-    def saved_level_for(self, model: Model) -> str | None:
-        return self.models.saved_level_for(model)
-
-    def set_thinking_level(self, level: str, persist: bool = False) -> ThinkingLevelChange:
-        return self.models.set_thinking_level(level, persist)
-
-    def cycle_thinking_level(self) -> str | None:
-        return self.models.cycle_thinking_level()
-
-    def login_provider(self, provider: str, api_key: str) -> None:
-        self.models.login_provider(provider, api_key)
-
-    def logout_provider(self, provider: str) -> dict[str, Any]:
-        return self.models.logout_provider(provider)
-
     # ------------------------------------------------------------------ the session file
 
     @property
@@ -361,54 +285,18 @@ class AgentSession:
     def session_dir(self) -> Path | None:
         return self.files.session_dir
 
-    async def new_session(self, parent_session: str | None = None) -> bool:
-        """Start a fresh session. Returns False when an extension cancelled it."""
-        return await self.files.new_session(parent_session)
-
-    async def switch_session(self, path: str) -> bool:
-        return await self.files.switch_session(path)
-
-    async def import_session(self, input_path: str) -> bool:
-        """Copy a session file (every branch) into this folder's sessions and continue there."""
-        return await self.files.import_session(input_path)
-
-    async def fork(self, entry_id: str) -> tuple[str, bool]:
-        """A new session holding the path up to just before the user message `entry_id`."""
-        return await self.files.fork(entry_id)
-
-    async def clone(self) -> bool:
-        return await self.files.clone()
-
-    def get_fork_messages(self) -> list[dict[str, str]]:
-        return self.files.get_fork_messages()
-
-    async def navigate_to(self, entry_id: str | None) -> str | None:
-        """Move the leaf (the /tree command); returns a user message's text for the editor."""
-        return await self.files.navigate_to(entry_id)
-
-    def set_label(self, entry_id: str, label: str | None) -> None:
-        self.files.set_label(entry_id, label)
-
-    def set_session_name(self, name: str) -> None:
-        self.files.set_session_name(name)
-
     def restore_model_from_session(self) -> None:
         """Apply the model and level recorded on the branch just loaded by `reload_context`."""
         ctx = self.loaded_context
         self.models.restore(ctx.provider, ctx.model_id, ctx.thinking_level)
 
-    def record_current_model(self) -> None:
-        self.models.record_current()
-
-    def session_stats(self) -> dict[str, Any]:
+    def session_stats(self) -> SessionStats:
+        """Message, tool call, token and cost counts over the current branch."""
         return stats.session_stats(self.store, self.context_messages(), self.context_usage())
 
-    def context_usage(self) -> dict[str, Any] | None:
+    def context_usage(self) -> ContextUsage | None:
         """Last valid assistant usage plus a chars/4 estimate of what came after it."""
         return stats.context_usage(self.model, self.context_messages(), self.compacted_since_usage)
-
-    def export_html(self, output_path: str | None = None) -> str:
-        return stats.export_html(self.store, self.cwd, self.system_prompt, self.active_tools(), output_path)
 
     # ------------------------------------------------------------------ context
 
@@ -438,108 +326,8 @@ class AgentSession:
         ):
             self.compacted_since_usage = False
 
-    # ------------------------------------------------------------------ what the loop needs
-
-    async def provider_for(self, model: Model) -> Any:
-        if model.api == "scripted":
-            return self.models.scripted_provider_for(model)
-        from atomic.core.providers.registry import ensure_provider_ready, get_provider
-
-        # Importing the provider and its HTTP stack is slow: a warm-up thread does it, only this run waits.
-        await ensure_provider_ready(model.api)
-        return get_provider(model.api)
-
-    def warm_up_provider(self) -> None:
-        """Start loading the current model's provider modules and HTTP stack in the background
-        (frontends call this once their first answer is out, so start-up itself stays light)."""
-        model = self.model
-        if model is not None:
-            from atomic.core.providers.registry import start_provider_warmup
-
-            # A no-op for apis with nothing heavy to load (the scripted one).
-            start_provider_warmup(model.api)
-
-    async def build_request(self, messages: list[Any]) -> StreamRequest:
-        model = self.model
-        assert model is not None
-        if self.hooks.has("context"):
-            payload = {"messages": messages}
-            for result in await self.hooks.emit("context", payload):
-                if isinstance(result, dict) and isinstance(result.get("messages"), list):
-                    messages = result["messages"]
-        api_key, headers = await self.request_credentials(model, messages)
-        timeout_ms = self.settings.retry.provider.timeout_ms
-        tools = self.active_tools()
-        system_prompt = self.system_prompt
-        if self.permissions.mode == "plan":
-            tools = tools + [self.exit_plan_tool]
-            system_prompt = f"{system_prompt}\n\n{PLAN_MODE_PROMPT}"
-        if self.mcp is not None:
-            # Servers still starting get a bounded wait so their tools are offered (abort cancels it).
-            await self.mcp.wait_ready()
-            tools = tools + self.mcp.request_tools(model.context_window)
-        return StreamRequest(
-            model=model,
-            system_prompt=system_prompt,
-            messages=messages,
-            tools=[ToolSpec(name=t.name, description=t.description, parameters=t.parameters) for t in tools],
-            thinking_level=self.thinking_level,
-            api_key=api_key,
-            headers=headers,
-            timeout_s=timeout_ms / 1000 if timeout_ms else None,
-            session_id=self.store.session_id,
-            thinking_budgets=self.settings.thinking_budgets,
-            web_search=self.settings.web_search,
-        )
-
     def active_tools(self) -> list[Tool]:
         return [self.tools[name] for name in self.active_tool_names if name in self.tools]
-
-    def find_tool(self, name: str) -> Tool | None:
-        if name in self.active_tool_names:
-            return self.tools.get(name)
-        if name == EXIT_PLAN_TOOL and self.permissions.mode == "plan":
-            return self.exit_plan_tool
-        return self.mcp.find_tool(name) if self.mcp is not None else None
-
-    async def before_tool(self, tool: Tool) -> None:
-        await self.checkpoints.before_tool(tool)
-
-    def tool_context(self, on_update: Callable[[ToolOutput], None]) -> ToolContext:
-        model = self.model
-        env = {
-            "ATOMIC_SESSION_ID": self.store.session_id,
-            "ATOMIC_SESSION_FILE": str(self.store.path or ""),
-            "AI_AGENT": "atomic",
-        }
-        return ToolContext(
-            cwd=self.cwd,
-            on_update=on_update,
-            session_id=self.store.session_id,
-            shell_path=self.settings.shell_path,
-            shell_command_prefix=self.settings.shell_command_prefix,
-            agent_dir=self.agent_dir,
-            supports_images=bool(model and model.supports_images()) and not self.settings.images.block_images,
-            env=env,
-            base_env=model_command_env(
-                os.environ,
-                pass_names=self.settings.shell_env.pass_names,
-                pass_secrets=self.settings.shell_env.pass_secrets,
-                secret_names=self.registry.key_env_names(),
-            ),
-            editor_files=self.editor_files,
-            editor_terminal=self.editor_terminal,
-            subagents=self.subagents,
-            plan_review=self.plan_review,
-            path_guard=self.permissions.read_guard(),
-            sandbox=self.sandbox.for_tools(planning=self.permissions.mode == "plan"),
-        )
-
-    def fill_cost(self, usage: Usage) -> None:
-        if self.model is not None:
-            from atomic.core.models.cost import compute_cost
-
-            compute_cost(self.model, usage)
 
     def queue_changed(self) -> None:
         self.queue_journal.changed()
@@ -581,18 +369,6 @@ class AgentSession:
         except PromptCommandError as exc:
             raise PromptRejected(str(exc)) from None
 
-    async def _input_hook(self, text: str, images: list[ImageContent], source: str) -> tuple[str, bool]:
-        """Extension `input` handlers may transform the text or handle it entirely."""
-        payload = {"text": text, "images": images, "source": source}
-        for result in await self.hooks.emit("input", payload):
-            if isinstance(result, dict):
-                action = result.get("action")
-                if action == "handled":
-                    return text, True
-                if action == "transform" and isinstance(result.get("text"), str):
-                    text = result["text"]
-        return text, False
-
     async def prompt(
         self,
         text: str,
@@ -604,7 +380,7 @@ class AgentSession:
         images = list(images or [])
         if self.extensions is not None and await self.extensions.try_run_command(text):
             return
-        text, handled = await self._input_hook(text, images, source)
+        text, handled = await input_hooks(self.hooks, text, images, source)
         if handled:
             return
         text = self._expand(text)
@@ -618,7 +394,7 @@ class AgentSession:
                 self._queue(self.follow_ups, text, images)
                 return
             raise PromptRejected(STREAMING_WITHOUT_BEHAVIOR)
-        self.ensure_can_prompt()
+        self.models.ensure_can_prompt()
         self.start_run([QueuedMessage(text, images)])
 
     def _queue(self, queue: MessageQueue, text: str, images: list[ImageContent]) -> None:
@@ -628,7 +404,7 @@ class AgentSession:
     async def steer(self, text: str, images: list[ImageContent] | None = None) -> None:
         self._reject_extension_command(text)
         if not self.is_streaming:
-            self.ensure_can_prompt()  # before queuing: a refused message must not run later
+            self.models.ensure_can_prompt()  # before queuing: a refused message must not run later
         self._queue(self.steering, self._expand(text), list(images or []))
         if not self.is_streaming:
             self.start_run([])
@@ -636,7 +412,7 @@ class AgentSession:
     async def follow_up(self, text: str, images: list[ImageContent] | None = None) -> None:
         self._reject_extension_command(text)
         if not self.is_streaming:
-            self.ensure_can_prompt()  # before queuing: a refused message must not run later
+            self.models.ensure_can_prompt()  # before queuing: a refused message must not run later
         self._queue(self.follow_ups, self._expand(text), list(images or []))
         if not self.is_streaming:
             self.start_run([])
@@ -716,47 +492,17 @@ class AgentSession:
     def is_bash_running(self) -> bool:
         return self.bash.is_running
 
-    async def run_bash(
-        self,
-        command: str,
-        *,
-        request_id: str | None = None,
-        on_chunk: ChunkCallback | None = None,
-        exclude_from_context: bool = False,
-    ) -> BashExecutionMessage:
-        """Run a command for the user (`bash` RPC command, `!cmd`); its result is stored in the session
-        and branch it started in."""
-        return await self.bash.run(
-            command, request_id=request_id, on_chunk=on_chunk, exclude_from_context=exclude_from_context
-        )
-
-    def abort_bash(self, request_id: str | None = None) -> bool:
-        """Cancel one request (by id) or all of them. Returns whether anything was cancelled."""
-        return self.bash.abort(request_id)
-
     # ------------------------------------------------------------------ compaction
 
     @property
     def is_compacting(self) -> bool:
         return self.compaction.is_compacting
 
-    def set_auto_compaction(self, enabled: bool) -> None:
-        self.auto_compaction_enabled = enabled
-
-    def set_auto_retry(self, enabled: bool) -> None:
-        self.auto_retry_enabled = enabled
-
-    async def compact(self) -> dict[str, Any]:
+    async def compact(self) -> CompactionOutcome:
         """Manual compaction (RPC `compact`, TUI `/compact`). Raises CompactionFailed with a clear message."""
         if self.is_streaming:
             await self.abort()
         return await self.compaction.compact()
-
-    def cancel_compaction(self) -> bool:
-        return self.compaction.cancel()
-
-    async def wait_compaction_idle(self) -> None:
-        await self.compaction.wait_idle()
 
     async def wait_idle(self) -> None:
         while self._run_task is not None and not self._run_task.done():
@@ -767,7 +513,7 @@ class AgentSession:
 
         Messages still queued afterwards run next (`continue_queue`), unless the caller is about to
         replace or close the session: then they stay queued for the next prompt."""
-        self.cancel_compaction()
+        self.compaction.cancel()
         self.extension_ui.cancel_all()
         task = self._run_task
         if task is not None and not task.done():
@@ -781,7 +527,7 @@ class AgentSession:
                 # Our own cancellation of the run surfaces here; the run itself has finished cleanly.
                 if not task.done():
                     raise
-        await self.wait_compaction_idle()
+        await self.compaction.wait_idle()
         if continue_queue and (len(self.steering) or len(self.follow_ups)):
             # "abort continues queued messages": what is still queued runs next, after the response.
             asyncio.get_running_loop().call_soon(self._continue_queued)
@@ -819,22 +565,6 @@ class AgentSession:
             self.queue_changed()
         return QueueSnapshot(steering, follow)
 
-    async def _approve_through_ui(self, request: ApprovalRequest) -> Decision | None:
-        if not self.extension_ui.has_frontend:
-            return None
-        message = request.title if request.asked_because is None else f"{request.title}\n({request.asked_because})"
-        answer = await self.extension_ui.dialog(
-            "confirm",
-            title=f"Allow {request.tool_name}?",
-            message=message,
-            timeout=DEFAULT_DIALOG_TIMEOUT_S,
-            extension_path=None,
-            always_rule=request.always_rule,
-        )
-        if answer.confirmed is not True or answer.cancelled is True:
-            return "reject_once"
-        return "allow_always" if answer.always is True and request.always_rules else "allow_once"
-
     def set_permission_mode(self, mode: str, persist: bool = False) -> None:
         """Change who approves tool calls; "always" answers given so far stay remembered."""
         parsed = parse_mode(mode)
@@ -844,12 +574,6 @@ class AgentSession:
         if persist:
             self.settings_manager.update({"permissionMode": mode})
         self.emit(PermissionModeChanged(mode=mode))
-
-    def set_steering_mode(self, mode: str) -> None:
-        self.steering.mode = mode
-
-    def set_follow_up_mode(self, mode: str) -> None:
-        self.follow_ups.mode = mode
 
     # ------------------------------------------------------------------ state
 

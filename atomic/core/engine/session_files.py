@@ -7,13 +7,17 @@ it lets its host rebuild what depends on it (the live context, the model recorde
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from atomic.core.events import Event, SessionChanged, SessionInfoChanged
 from atomic.core.extensions.hooks import HookBus
 from atomic.core.messages import UserMessage, user_text
 from atomic.core.session.store import SessionStore
+
+if TYPE_CHECKING:
+    from atomic.core.records import ForkMessage, ForkResult, SessionTree, StoredTree
 
 
 class SessionFilesHost(Protocol):
@@ -28,14 +32,23 @@ class SessionFilesHost(Protocol):
     def emit(self, event: Event) -> None: ...
     def reload_context(self) -> None: ...
     def restore_model_from_session(self) -> None: ...
-    def record_current_model(self) -> None: ...
     def restore_queue(self) -> None: ...
 
 
 class SessionFiles:
-    def __init__(self, host: SessionFilesHost, *, cwd: Path, session_dir: Path | None, store: SessionStore) -> None:
+    def __init__(
+        self,
+        host: SessionFilesHost,
+        *,
+        cwd: Path,
+        session_dir: Path | None,
+        store: SessionStore,
+        record_model: Callable[[], None],
+    ) -> None:
         self._host = host
         self._cwd = cwd
+        # Writes the current model and level into a new file (model selection owns them).
+        self._record_model = record_model
         # None: sessions live in memory only (--no-session).
         self.session_dir = session_dir
         self.store = store
@@ -63,7 +76,7 @@ class SessionFiles:
             return False
         store = SessionStore.create(self.session_dir, self._cwd, parent_session)
         await self._replace_store(store, "new")
-        self._host.record_current_model()
+        self._record_model()
         return True
 
     async def switch_session(self, path: str) -> bool:
@@ -93,8 +106,14 @@ class SessionFiles:
         await self._replace_store(store, "import")
         return True
 
-    async def fork(self, entry_id: str) -> tuple[str, bool]:
-        """A new session holding the path up to just before the user message `entry_id`."""
+    async def fork(self, entry_id: str) -> ForkResult:
+        """A new session holding the path up to just before the user message `entry_id`.
+
+        Raises:
+            ValueError: no such entry, or it is not a user message.
+        """
+        from atomic.core.records import ForkResult
+
         record = self.store.by_id.get(entry_id)
         if record is None:
             raise ValueError(f"Entry not found: {entry_id}")
@@ -104,9 +123,9 @@ class SessionFiles:
             raise ValueError(f"Entry {entry_id} is not a user message")
         text = user_text(UserMessage.model_validate(message))
         if await self._host.hooks.cancelled("session_before_fork", {"entryId": entry_id, "position": "before"}):
-            return text, True
+            return ForkResult(text=text, cancelled=True)
         await self._branch_into_new_file(record.parent_id, "fork")
-        return text, False
+        return ForkResult(text=text, cancelled=False)
 
     async def clone(self) -> bool:
         if self.store.leaf_id is None:
@@ -133,15 +152,56 @@ class SessionFiles:
         store.flush()
         await self._replace_store(store, reason)
 
-    def get_fork_messages(self) -> list[dict[str, str]]:
+    def fork_messages(self) -> list[ForkMessage]:
+        """The user messages of the current branch, oldest first (where a fork can start)."""
+        from atomic.core.records import ForkMessage
+
         out = []
         for record in self.store.path_to():
             if record.type != "message":
                 continue
             message = record.data.get("message") or {}
             if message.get("role") == "user":
-                out.append({"entryId": record.id, "text": user_text(UserMessage.model_validate(message))})
+                out.append(ForkMessage(entry_id=record.id, text=user_text(UserMessage.model_validate(message))))
         return out
+
+    def tree(self) -> SessionTree:
+        """Every entry of the session file as a tree of branches."""
+        from atomic.core.records import SessionTree, TreeNode
+
+        store = self.store
+        kids = store.children()
+        labels = store.labels()
+        by_id = store.by_id
+        built: dict[str, TreeNode] = {}
+        # Children before parents, without recursion (a 10,000-entry chain is one deep branch).
+        order: list[str] = []
+        stack = list(kids.get(None, []))
+        while stack:
+            entry_id = stack.pop()
+            order.append(entry_id)
+            stack.extend(kids.get(entry_id, []))
+        for entry_id in reversed(order):
+            label = labels.get(entry_id)
+            built[entry_id] = TreeNode(
+                entry=by_id[entry_id].data,
+                children=tuple(built[c] for c in kids.get(entry_id, [])),
+                label=label[0] if label else None,
+                label_timestamp=label[1] if label else None,
+            )
+        return SessionTree(roots=tuple(built[r] for r in kids.get(None, [])), leaf_id=store.leaf_id)
+
+    def stored_tree(self) -> StoredTree:
+        """The tree as an index over the stored JSON lines (nothing parsed or encoded again)."""
+        from atomic.core.records import StoredTree
+
+        store = self.store
+        return StoredTree(
+            children=store.children(),
+            lines={entry_id: record.raw for entry_id, record in store.by_id.items()},
+            labels=store.labels(),
+            leaf_id=store.leaf_id,
+        )
 
     # -------------------------------------------------------------- tree navigation
 

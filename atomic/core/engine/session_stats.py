@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
 from atomic.core.messages import AssistantMessage
 from atomic.core.model_types import Model
 from atomic.core.session.store import SessionStore
 from atomic.core.tools.base import Tool
+
+if TYPE_CHECKING:
+    from atomic.core.records import ContextUsage, SessionStats
 
 
 @dataclass
@@ -72,37 +75,35 @@ def _branch_totals(store: SessionStore) -> _BranchTotals:
     return totals
 
 
-def session_stats(store: SessionStore, messages: list[Any], context: dict[str, Any] | None) -> dict[str, Any]:
+def session_stats(store: SessionStore, messages: list[Any], context: ContextUsage | None) -> SessionStats:
     """Counts, tokens and cost over the current branch (the `get_session_stats` answer)."""
+    from atomic.core.records import SessionStats, TokenTotals
+
     totals = _branch_totals(store)
-    tokens = {**totals.tokens, "total": 0}
-    cost = totals.cost
-    counts = totals.counts
-    tokens["total"] = tokens["input"] + tokens["output"] + tokens["cacheRead"] + tokens["cacheWrite"]
-    data: dict[str, Any] = {
-        "sessionId": store.session_id,
-        "userMessages": counts["user"],
-        "assistantMessages": counts["assistant"],
-        "toolCalls": counts["toolCalls"],
-        "toolResults": counts["toolResults"],
-        "totalMessages": len(messages),
-        "tokens": tokens,
-        "cost": round(cost, 6),
-    }
-    if store.path is not None:
-        data["sessionFile"] = str(store.path)
-    if context is not None:
-        data["contextUsage"] = context
-    return data
+    tokens, counts = totals.tokens, totals.counts
+    return SessionStats(
+        session_id=store.session_id,
+        session_file=store.path,
+        user_messages=counts["user"],
+        assistant_messages=counts["assistant"],
+        tool_calls=counts["toolCalls"],
+        tool_results=counts["toolResults"],
+        total_messages=len(messages),
+        tokens=TokenTotals(tokens["input"], tokens["output"], tokens["cacheRead"], tokens["cacheWrite"]),
+        cost=round(totals.cost, 6),
+        context_usage=context,
+    )
 
 
-def context_usage(model: Model | None, messages: list[Any], compacted_since_usage: bool) -> dict[str, Any] | None:
+def context_usage(model: Model | None, messages: list[Any], compacted_since_usage: bool) -> ContextUsage | None:
     """Last valid assistant usage plus a chars/4 estimate of what came after it."""
+    from atomic.core.records import ContextUsage
+
     if model is None or not model.context_window:
         return None
     window = model.context_window
     if compacted_since_usage:
-        return {"tokens": None, "contextWindow": window, "percent": None}
+        return ContextUsage(tokens=None, context_window=window, percent=None)
     from atomic.core.compaction.tokens import estimate_message_tokens
 
     tokens = 0
@@ -120,7 +121,7 @@ def context_usage(model: Model | None, messages: list[Any], compacted_since_usag
             break
     for message in messages[start:]:
         tokens += estimate_message_tokens(message)
-    return {"tokens": tokens, "contextWindow": window, "percent": round(tokens * 100 / window, 1)}
+    return ContextUsage(tokens=tokens, context_window=window, percent=round(tokens * 100 / window, 1))
 
 
 def export_html(

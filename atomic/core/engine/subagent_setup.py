@@ -10,6 +10,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from atomic.core.engine.run_config import tool_context as session_tool_context
 from atomic.core.subagents.child import ChildSetup
 from atomic.core.subagents.definitions import CHILD_TOOLS, AgentDefinition, discover_agents
 from atomic.core.subagents.runner import SubagentRunner
@@ -30,7 +31,7 @@ def _child_setup(session: AgentSession, agent: AgentDefinition) -> ChildSetup:
     level = session.thinking_level
     if agent.model:
         try:
-            resolved = resolve_model(session.registry, agent.model)
+            resolved = resolve_model(session.models.registry, agent.model)
             model, level = resolved.model, resolved.thinking_level or level
         except ModelResolutionError:
             session.notify_once(f"subagent-model:{agent.name}",
@@ -42,7 +43,7 @@ def _child_setup(session: AgentSession, agent: AgentDefinition) -> ChildSetup:
     tools = {tool.name: tool for tool in create_builtin_tools([n for n in agent.tools if n in CHILD_TOOLS])}
 
     def tool_context(on_update: Callable[[ToolOutput], None]) -> ToolContext:
-        return dataclasses.replace(session.tool_context(on_update), subagents=None)
+        return dataclasses.replace(session_tool_context(session, on_update), subagents=None)
 
     return ChildSetup(
         model=model,
@@ -57,9 +58,9 @@ def _child_setup(session: AgentSession, agent: AgentDefinition) -> ChildSetup:
         settings=lambda: session.settings,
         permissions=session.permissions,
         sandbox=session.sandbox,
-        api_key=session.api_key_for(model),
-        headers=session.headers_for(model),
-        provider_for=session.provider_for,
+        api_key=session.models.api_key_for(model),
+        headers=session.models.headers_for(model),
+        provider_for=session.models.provider_for,
         tool_context=tool_context,
         fill_cost=lambda usage: compute_cost(model, usage),
         notify_once=session.notify_once,

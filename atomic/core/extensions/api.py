@@ -9,7 +9,7 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -176,7 +176,7 @@ class ExtensionAPI:
             # handler) would otherwise wait for the next prompt.
             session.continue_queue_after_run()
             return
-        session.ensure_can_prompt()
+        session.models.ensure_can_prompt()
         session.start_run([QueuedMessage(text, [])])
 
     def send_message(
@@ -199,7 +199,7 @@ class ExtensionAPI:
         session.record_or_defer(message)
         session.emit(MessageEnd(message=message))
         if trigger_turn and not session.is_streaming:
-            session.ensure_can_prompt()
+            session.models.ensure_can_prompt()
             session.start_run([])
         return message
 
@@ -222,13 +222,13 @@ class ExtensionAPI:
     # ------------------------------------------------------------------ session
 
     def set_session_name(self, name: str) -> None:
-        self.session.set_session_name(name)
+        self.session.files.set_session_name(name)
 
     def get_session_name(self) -> str | None:
         return self.session.store.name()
 
     def set_label(self, entry_id: str, label: str | None) -> None:
-        self.session.set_label(entry_id, label)
+        self.session.files.set_label(entry_id, label)
 
     @property
     def model(self) -> Model | None:
@@ -239,17 +239,17 @@ class ExtensionAPI:
         return self.session.thinking_level
 
     def set_model(self, provider: str, model_id: str) -> Model:
-        return self.session.set_model(provider, model_id)
+        return self.session.models.set_model(provider, model_id)
 
     def set_thinking_level(self, level: str) -> str:
-        self.session.set_thinking_level(level)
+        self.session.models.set_thinking_level(level)
         return self.session.thinking_level
 
     def get_commands(self) -> list[dict[str, Any]]:
         """Extension commands, prompt templates and skills, as `get_commands` lists them."""
         items = self._runtime.command_items()
         if self.session.resources is not None:
-            items.extend(self.session.resources.commands())
+            items.extend(asdict(c) for c in self.session.resources.commands())
         return items
 
     @property

@@ -78,3 +78,16 @@ class HookBus:
             await value
         except Exception as exc:
             self.on_error(registration.extension_path, event, f"{type(exc).__name__}: {exc}")
+
+
+async def input_hooks(hooks: HookBus, text: str, images: list[Any], source: str) -> tuple[str, bool]:
+    """Extension `input` handlers may transform a prompt's text or handle it entirely (True)."""
+    payload = {"text": text, "images": images, "source": source}
+    for result in await hooks.emit("input", payload):
+        if isinstance(result, dict):
+            action = result.get("action")
+            if action == "handled":
+                return text, True
+            if action == "transform" and isinstance(result.get("text"), str):
+                text = result["text"]
+    return text, False

@@ -11,13 +11,16 @@ from __future__ import annotations
 import inspect
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from atomic.core.events import ExtensionError
 from atomic.core.extensions.api import LoadedExtension
 from atomic.core.extensions.host import ExtensionHost
 from atomic.core.extensions.records import RegisteredCommand, RegisteredFlag
 from atomic.core.extensions.tools import ExtensionTool
+
+if TYPE_CHECKING:
+    from atomic.core.records import CommandInfo
 
 _COMMAND_TEXT = re.compile(r"/(\S+)(?:\s+(.*))?\Z", re.DOTALL)
 
@@ -98,6 +101,15 @@ class ExtensionRuntime:
             item["path"] = command.extension_path
             items.append(item)
         return items
+
+    def commands(self) -> list[CommandInfo]:
+        """The registered commands as frontends list them."""
+        from atomic.core.records import CommandInfo
+
+        return [
+            CommandInfo(c.name, c.description or None, "extension", c.extension_path)
+            for c in self.registered_commands.values()
+        ]
 
     def complete_command(self, name: str, prefix: str) -> list[str]:
         """Argument completions of `/name` for `prefix` (empty when the command has no completer)."""

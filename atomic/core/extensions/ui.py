@@ -16,10 +16,13 @@ import asyncio
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from atomic.core.events import Event
 from atomic.core.extensions.events import ExtensionUiRequest, UiMethod
+
+if TYPE_CHECKING:
+    from atomic.core.permissions import ApprovalRequest, Decision
 
 DialogMethod = Literal["confirm", "select", "input", "editor"]
 DIALOG_METHODS: tuple[DialogMethod, ...] = ("confirm", "select", "input", "editor")
@@ -126,6 +129,24 @@ class ExtensionUiHost:
     def pending(self, request_id: str) -> ExtensionUiRequest | None:
         entry = self._pending.get(request_id)
         return entry.request if entry is not None and not entry.future.done() else None
+
+    async def approve(self, request: ApprovalRequest) -> Decision | None:
+        """The engine's default approver: a confirm dialog (RPC clients, the TUI); None, so the
+        policy decides alone, while no frontend presents dialogs."""
+        if not self.has_frontend:
+            return None
+        message = request.title if request.asked_because is None else f"{request.title}\n({request.asked_because})"
+        answer = await self.dialog(
+            "confirm",
+            title=f"Allow {request.tool_name}?",
+            message=message,
+            timeout=DEFAULT_DIALOG_TIMEOUT_S,
+            extension_path=None,
+            always_rule=request.always_rule,
+        )
+        if answer.confirmed is not True or answer.cancelled is True:
+            return "reject_once"
+        return "allow_always" if answer.always is True and request.always_rules else "allow_once"
 
     def pending_ids(self) -> list[str]:
         return [i for i, p in self._pending.items() if not p.future.done()]

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Literal
 
 from atomic.core.mcp.catalog import prompt_command
 from atomic.core.mcp.config import McpConfigResult, McpServerConfig
-from atomic.core.mcp.connection import MISSING_SDK, McpConnection, McpStatus, sdk_installed
+from atomic.core.mcp.connection import MISSING_SDK, McpConnection, sdk_installed
 from atomic.core.mcp.elicitation import Dialogs
 from atomic.core.mcp.mentions import attach_mentions, expand_prompt_command, wants_expansion
 from atomic.core.mcp.oauth import LoginFlow
@@ -19,12 +19,12 @@ from atomic.core.mcp.resource_tool import RESOURCE_TOOL_NAME, ReadMcpResource
 from atomic.core.mcp.results import ResultLimits
 from atomic.core.mcp.tools import McpTool, McpToolSearch
 from atomic.core.messages import ImageContent
+from atomic.core.records import CommandInfo, McpServerStatus
 from atomic.core.tools.base import Tool
 
 if TYPE_CHECKING:
     from atomic.core.settings import SettingsManager
 
-ServerStatus = McpStatus | Literal["untrusted", "disabled"]
 # Deferral: when the MCP tool definitions would take more than this share of the context window,
 # only the search tool is sent and tools are loaded on demand (Claude Code's 10% rule).
 DEFER_SHARE = 0.10
@@ -44,26 +44,6 @@ class McpLimits:
     tool_search: Literal["auto", "always", "never"] = "auto"
     # What one tool result may put into the context (the rest goes to a temp file).
     result: ResultLimits = field(default_factory=ResultLimits)
-
-
-@dataclass(frozen=True)
-class McpServerState:
-    """What `/mcp` and the RPC `get_mcp_servers` command show for one server."""
-
-    name: str
-    source: str
-    transport: str
-    target: str
-    status: ServerStatus
-    error: str | None = None
-    tools: list[str] = field(default_factory=list)
-    server_name: str | None = None
-    log_path: str | None = None
-    restarts: int = 0
-    # True while the tools are sent only through the search tool.
-    deferred: bool = False
-    # How often a remote server had forgotten the session and a call initialized it again.
-    session_renewals: int = 0
 
 
 class McpManager:
@@ -182,7 +162,7 @@ class McpManager:
                 for waiter in waiters:
                     waiter.cancel()
 
-    async def login(self, name: str, flow: LoginFlow) -> McpServerState:
+    async def login(self, name: str, flow: LoginFlow) -> McpServerStatus:
         """The interactive OAuth login of a remote server (oauth.py), then its state."""
         conn = self.connections.get(name)
         if conn is None:
@@ -199,7 +179,7 @@ class McpManager:
         """Wait until no server is starting any more (each within its start-up limit)."""
         await asyncio.gather(*(c.wait_ready(c.startup_timeout_s + 1) for c in self.connections.values()))
 
-    async def reconnect(self, name: str) -> McpServerState:
+    async def reconnect(self, name: str) -> McpServerStatus:
         conn = self.connections.get(name)
         if conn is None:
             # An untrusted or disabled server is not started by a reconnect; its state says why.
@@ -278,19 +258,15 @@ class McpManager:
 
     # ------------------------------------------------------------------ prompts and resources
 
-    def commands(self) -> list[dict[str, object]]:
+    def commands(self) -> list[CommandInfo]:
         """`get_commands` entries for the servers' prompts (source "mcp")."""
-        items: list[dict[str, object]] = []
+        items: list[CommandInfo] = []
         for conn in self.connections.values():
             for prompt in conn.prompts:
                 usage = " ".join(f"<{a.name}>" if a.required else f"[{a.name}]" for a in prompt.arguments)
                 description = prompt.description or f"Prompt {prompt.name} of MCP server {conn.name}"
-                items.append({
-                    "name": prompt_command(conn.name, prompt.name),
-                    "description": f"{description} {usage}".strip(),
-                    "source": "mcp",
-                    "location": conn.name,
-                })
+                name = prompt_command(conn.name, prompt.name)
+                items.append(CommandInfo(name, f"{description} {usage}".strip(), "mcp", None, conn.name))
         return items
 
     async def expand_input(
@@ -308,16 +284,16 @@ class McpManager:
 
     # ------------------------------------------------------------------ state
 
-    def _state(self, conn: McpConnection) -> McpServerState:
+    def _state(self, conn: McpConnection) -> McpServerStatus:
         tools = [t.name for t in self.all_tools() if t.connection is conn]
-        return McpServerState(
+        return McpServerStatus(
             name=conn.name,
             source=conn.config.source,
             transport=conn.config.transport,
             target=conn.config.describe(),
             status=conn.status,
             error=conn.error,
-            tools=tools,
+            tools=tuple(tools),
             server_name=conn.server_name,
             log_path=str(conn.log_path) if conn.config.transport == "stdio" else None,
             restarts=conn.restarts,
@@ -325,11 +301,16 @@ class McpManager:
             session_renewals=conn.session_renewals,
         )
 
-    def states(self) -> list[McpServerState]:
+    def states(self) -> list[McpServerStatus]:
         out = [self._state(c) for c in self.connections.values()]
         for status, servers in (("untrusted", self.untrusted), ("disabled", self.disabled)):
             for s in servers:
-                out.append(McpServerState(s.name, s.source, s.transport, s.describe(), status))  # type: ignore[arg-type]
+                out.append(
+                    McpServerStatus(
+                        name=s.name, source=s.source, transport=s.transport, target=s.describe(), status=status,
+                        error=None, tools=(), server_name=None, log_path=None, restarts=0, deferred=False,
+                    )
+                )
         return out
 
 

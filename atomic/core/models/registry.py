@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from atomic.core.auth import AuthStorage, resolve_value
 from atomic.core.model_types import Model
@@ -25,6 +25,9 @@ from atomic.core.models.catalog import (
 )
 from atomic.core.models.cloud_auth import cloud_credential_label, is_cloud_api
 from atomic.core.models.models_json import ModelsJsonError, ProviderConfig, parse_models_json
+
+if TYPE_CHECKING:
+    from atomic.core.records import AuthStatus, ProviderAuth
 
 MODELS_FILE_NAME = "models.json"
 # Sent as the bearer token to a keyless local server (Ollama ignores it, but the OpenAI SDK
@@ -353,16 +356,27 @@ class ModelRegistry:
         spec = builtin_providers().get(provider)
         return spec is None or not names_unset_variable(self.provider_base_url(provider))
 
-    def auth_status(self, provider: str) -> dict[str, Any]:
-        """`{"configured": bool, "source"?: ..., "label"?: env var name}` as the RPC spec shows it."""
+    def auth_status(self, provider: str) -> AuthStatus:
+        """Whether a key for `provider` is configured, where it comes from and (an env var) its name."""
+        from atomic.core.records import AuthStatus
+
         found = self._credential_source(provider)
         if found is None:
-            return {"configured": False}
+            return AuthStatus(configured=False)
         source, label = found
-        status: dict[str, Any] = {"configured": True, "source": source}
-        if label:
-            status["label"] = label
-        return status
+        return AuthStatus(configured=True, source=source, label=label or None)
+
+    def provider_auth(self, provider: str) -> ProviderAuth:
+        """One provider as the login screen lists it."""
+        from atomic.core.records import ProviderAuth
+
+        return ProviderAuth(
+            provider=provider,
+            status=self.auth_status(provider),
+            env_var=self.env_var_for(provider),
+            default_model_id=self.default_model_id(provider),
+            auth=self.auth_kind(provider),
+        )
 
     def api_key_for(self, provider: str) -> str | None:
         """The key to send, resolved now (`!command` runs here). None if nothing is configured."""

@@ -70,7 +70,8 @@ def _answer(prompt: str, listing: str, file_name: str | None, read: ToolResultMe
     entries = [line for line in listing.splitlines()[1:] if line.strip()]
     said = " ".join(prompt.split())
     said = said if len(said) <= 80 else said[:79] + "…"
-    steps = [f"1. `bash` ran a harmless command that lists this folder ({len(entries)} entries shown)."]
+    shown = "1 entry" if len(entries) == 1 else f"{len(entries)} entries"
+    steps = [f"1. `bash` ran a harmless command that lists this folder ({shown} shown)."]
     if file_name and read is not None and not read.is_error:
         lines = _file_lines(_text(read.content))
         steps.append(f"2. `read` opened `{file_name}`; its first lines:")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from atomic.core.resources.diagnostics import ResourceDiagnostic
 from atomic.core.resources.prompt_templates import (
@@ -14,6 +14,9 @@ from atomic.core.resources.prompt_templates import (
     parse_command_args,
 )
 from atomic.core.resources.skills import Skill, discover_skills, expand_skill
+
+if TYPE_CHECKING:
+    from atomic.core.records import CommandInfo
 
 SKILL_COMMAND_PREFIX = "skill:"
 
@@ -96,26 +99,16 @@ class ResourceCatalog:
     def expand(self, text: str) -> str:
         return expand_input(text, self.templates, self.skills)
 
-    def commands(self) -> list[dict[str, Any]]:
+    def commands(self) -> list[CommandInfo]:
         """`get_commands` entries for templates (source "prompt") and skills (source "skill")."""
-        items: list[dict[str, Any]] = [
-            {
-                "name": template.name,
-                "description": template.description,
-                "source": "prompt",
-                "location": template.location,
-                "path": str(template.path),
-            }
+        from atomic.core.records import CommandInfo
+
+        items = [
+            CommandInfo(template.name, template.description, "prompt", str(template.path), template.location)
             for template in self.templates
         ]
         items += [
-            {
-                "name": f"{SKILL_COMMAND_PREFIX}{skill.name}",
-                "description": skill.description,
-                "source": "skill",
-                "location": skill.location,
-                "path": str(skill.path),
-            }
+            CommandInfo(f"{SKILL_COMMAND_PREFIX}{skill.name}", skill.description, "skill", str(skill.path), skill.location)
             for skill in self.skills
         ]
         return items

@@ -14,7 +14,7 @@ from pathlib import Path
 from atomic.core.sandbox.launch import Launch, sandboxed_launch
 from atomic.core.sandbox.policy import SandboxPolicy
 from atomic.core.sandbox.probe import Support
-from atomic.core.shell import OutputCallback, ShellResult, run_shell
+from atomic.core.shell import DisplayCallback, OutputCallback, ShellResult, run_shell
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,7 @@ async def run_tool_command(
     shell_path: str | None = None,
     command_prefix: str | None = None,
     env: Mapping[str, str] | None = None,
+    on_display: DisplayCallback | None = None,
 ) -> tuple[ShellResult, bool]:
     """Run `command` as `run_shell` does, inside `sandbox` when it applies. Returns the result and
     whether the sandbox was in force (the caller explains a failure only then)."""
@@ -63,5 +64,6 @@ async def run_tool_command(
         command_prefix=command_prefix,
         env=env,
         launcher=launcher,
+        on_display=on_display,
     )
     return result, launcher is not None

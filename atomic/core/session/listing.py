@@ -3,27 +3,17 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from atomic.core.paths import agent_dir
 from atomic.core.session.recovery import ID_IN_NAME as _ID_IN_NAME
 from atomic.core.session.tree import first_user_text, session_name
 
+if TYPE_CHECKING:
+    from atomic.core.records import SessionSummary
+
 _PEEK_BYTES = 64 * 1024
-
-
-@dataclass
-class SessionInfo:
-    path: Path
-    id: str
-    cwd: str
-    created: str
-    modified: float
-    size: int
-    first_message: str
-    name: str | None
 
 
 def _entries(lines: list[str]) -> list[dict[str, Any]]:
@@ -39,12 +29,14 @@ def _entries(lines: list[str]) -> list[dict[str, Any]]:
     return out
 
 
-def read_session_info(path: Path) -> SessionInfo | None:
+def read_session_info(path: Path) -> SessionSummary | None:
     """What a listing shows of one file; None when it is not a session at all.
 
     A file whose first line is not a session header but that holds entries is listed too (its id
     from its name, as opening it would make up): it was damaged, and opening it recovers it.
     """
+    from atomic.core.records import SessionSummary
+
     try:
         stat = path.stat()
         with path.open("rb") as handle:
@@ -64,7 +56,7 @@ def read_session_info(path: Path) -> SessionInfo | None:
             return None
         named = _ID_IN_NAME.search(path.stem)
         header = {"id": named.group(1) if named else path.stem}
-    return SessionInfo(
+    return SessionSummary(
         path=path,
         id=str(header.get("id", "")),
         cwd=str(header.get("cwd", "")),
@@ -76,7 +68,7 @@ def read_session_info(path: Path) -> SessionInfo | None:
     )
 
 
-def list_sessions(folder: Path) -> list[SessionInfo]:
+def list_sessions(folder: Path) -> list[SessionSummary]:
     """Sessions in one folder, newest first."""
     if not folder.is_dir():
         return []
@@ -85,9 +77,9 @@ def list_sessions(folder: Path) -> list[SessionInfo]:
     return infos
 
 
-def list_all_sessions() -> list[SessionInfo]:
+def list_all_sessions() -> list[SessionSummary]:
     root = agent_dir() / "sessions"
-    infos: list[SessionInfo] = []
+    infos: list[SessionSummary] = []
     if root.is_dir():
         for folder in root.iterdir():
             infos.extend(list_sessions(folder))

@@ -19,7 +19,13 @@ if TYPE_CHECKING:
 
 
 class ToolError(Exception):
-    """A tool failure whose message is shown to the model as an error result."""
+    """A tool failure whose message is shown to the model as an error result.
+
+    `display` is the message as frontends may show it (with the command's colours), never the model."""
+
+    def __init__(self, message: str, display: str | None = None) -> None:
+        super().__init__(message)
+        self.display = display
 
 
 @dataclass(frozen=True)
@@ -37,6 +43,9 @@ class ToolOutput:
     details: Any = None
     # In-process only: not part of the tool result the model or the session file sees.
     file_change: FileChange | None = None
+    # In-process only: the text as frontends may show it, with the command's colours (SGR sequences,
+    # nothing else); None when it is the content's text.
+    display: str | None = None
 
     @classmethod
     def text(cls, text: str, details: Any = None) -> ToolOutput:

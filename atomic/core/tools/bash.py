@@ -14,6 +14,7 @@ from atomic.core.sandbox.command import run_tool_command
 from atomic.core.sandbox.diagnosis import explain_block
 from atomic.core.shell import Channel, ShellError, ShellResult
 from atomic.core.tools.base import EditorTerminal, Tool, ToolContext, ToolError, ToolOutput
+from atomic.core.tools.display_tail import DisplayTail
 from atomic.core.tools.output_tail import SpillingCapture
 from atomic.core.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, tail_notice
 
@@ -46,8 +47,9 @@ def _parse_timeout(args: dict[str, Any]) -> float | None:
 class _ThrottledUpdates:
     """Sends the accumulated output to ctx.on_update at most every 100 ms, and flushes the last one."""
 
-    def __init__(self, capture: SpillingCapture, ctx: ToolContext) -> None:
+    def __init__(self, capture: SpillingCapture, display: DisplayTail, ctx: ToolContext) -> None:
         self._capture = capture
+        self._display = display
         self._ctx = ctx
         self._loop = asyncio.get_running_loop()
         self._last_sent = float("-inf")
@@ -68,7 +70,10 @@ class _ThrottledUpdates:
             "truncation": snapshot.to_wire() if snapshot.truncated else None,
             "fullOutputPath": self._capture.full_output_path,
         }
-        self._ctx.on_update(ToolOutput.text(snapshot.content, details))
+        update = ToolOutput.text(snapshot.content, details)
+        if self._display.coloured:
+            update.display = self._display.text(snapshot.output_lines)
+        self._ctx.on_update(update)
 
     def cancel(self) -> None:
         if self._scheduled is not None:
@@ -114,7 +119,9 @@ class BashTool(Tool):
         if not isinstance(sandboxed, bool):
             raise ToolError("sandbox must be true or false")
         capture = SpillingCapture(ctx.session_id, f"atomic-bash-{secrets.token_hex(8)}.log")
-        updates = _ThrottledUpdates(capture, ctx)
+        # The output with its colours, for the frontends' cards only (the model gets `capture`).
+        display = DisplayTail()
+        updates = _ThrottledUpdates(capture, display, ctx)
 
         def on_output(_channel: Channel, text: str) -> None:
             capture.append(text)
@@ -137,6 +144,7 @@ class BashTool(Tool):
                     shell_path=ctx.shell_path,
                     command_prefix=ctx.shell_command_prefix,
                     env=command_env(ctx),
+                    on_display=display.append,
                 )
         except ShellError as exc:
             raise ToolError(str(exc)) from None
@@ -152,22 +160,37 @@ class BashTool(Tool):
 
         snapshot = capture.snapshot()
         full_path = capture.full_output_path
-        text = snapshot.content + tail_notice(snapshot, full_path, capture.tail.last_line_bytes)
+        notice = tail_notice(snapshot, full_path, capture.tail.last_line_bytes)
+        text = snapshot.content + notice
         details = {"truncation": snapshot.to_wire(), "fullOutputPath": full_path} if snapshot.truncated else None
+        blocked = None
+        if result is not None and (result.exit_code or 0) > 0 and in_sandbox and ctx.sandbox is not None:
+            blocked = explain_block(ctx.sandbox.policy, text)
+        message, failed = _outcome(text, result, timeout, blocked)
+        shown = None
+        if display.coloured and snapshot.content:
+            shown, _ = _outcome(display.text(snapshot.output_lines) + notice, result, timeout, blocked)
+        if failed:
+            raise ToolError(message, display=shown)
+        output = ToolOutput.text(message, details)
+        output.display = shown
+        return output
 
-        if result is None:
-            raise ToolError(f"{text}\n\nCommand aborted" if text else "Command aborted")
-        if result.timed_out:
-            prefix = f"{text}\n\n" if text else ""
-            raise ToolError(f"{prefix}Command timed out after {_format_seconds(timeout or 0)} seconds")
-        if result.exit_code is not None and result.exit_code < 0:
-            signal_name = _signal_name(-result.exit_code)
-            raise ToolError(f"{text or '(no output)'}\n\nCommand was terminated by signal {signal_name}")
-        if result.exit_code:
-            blocked = explain_block(ctx.sandbox.policy, text) if in_sandbox and ctx.sandbox is not None else None
-            reason = f"\n\n{blocked}" if blocked else ""
-            raise ToolError(f"{text or '(no output)'}\n\nCommand exited with code {result.exit_code}{reason}")
-        return ToolOutput.text(text or "(no output)", details)
+
+def _outcome(text: str, result: ShellResult | None, timeout: float | None, blocked: str | None) -> tuple[str, bool]:
+    """What the call says, given its output `text`, and whether it failed."""
+    if result is None:
+        return (f"{text}\n\nCommand aborted" if text else "Command aborted"), True
+    if result.timed_out:
+        prefix = f"{text}\n\n" if text else ""
+        return f"{prefix}Command timed out after {_format_seconds(timeout or 0)} seconds", True
+    if result.exit_code is not None and result.exit_code < 0:
+        signal_name = _signal_name(-result.exit_code)
+        return f"{text or '(no output)'}\n\nCommand was terminated by signal {signal_name}", True
+    if result.exit_code:
+        reason = f"\n\n{blocked}" if blocked else ""
+        return f"{text or '(no output)'}\n\nCommand exited with code {result.exit_code}{reason}", True
+    return text or "(no output)", False
 
 
 async def _in_editor(

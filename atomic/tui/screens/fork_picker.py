@@ -24,7 +24,7 @@ class ForkPickerScreen(PickerScreen[str]):
     def __init__(self, engine: Engine) -> None:
         super().__init__()
         self.engine = engine
-        self._messages: list[ForkMessage] = engine.fork_messages()
+        self._messages: list[ForkMessage] = engine.sessions.fork_messages()
         self._text_by_id = {m.entry_id: m.text for m in self._messages}
 
     def build_options(self, query: str) -> list[Option]:

@@ -42,31 +42,31 @@ class LoginChoice:
 def select_provider_model(engine: Engine, provider: str) -> Model | None:
     """After a login: the provider's default model becomes the current one (and the saved default), unless a
     model of that provider is already in use. None when the provider has no usable model."""
-    current = engine.model
-    if current is not None and current.provider == provider and engine.has_auth(current):
+    current = engine.models.model
+    if current is not None and current.provider == provider and engine.models.has_auth(current):
         return current
-    own = [m for m in engine.available_models() if m.provider == provider]
+    own = [m for m in engine.models.available_models() if m.provider == provider]
     if not own:
         return None
-    preferred = engine.provider_auth(provider).default_model_id
+    preferred = engine.models.provider_auth(provider).default_model_id
     model = next((m for m in own if m.id == preferred), own[0])
-    engine.set_model(model.provider, model.id, persist=True)
+    engine.models.set_model(model.provider, model.id, persist=True)
     return model
 
 
 def logout_text(engine: Engine, provider: str) -> str:
     """What a logout changes for the next message."""
-    what = "login" if engine.provider_auth(provider).auth == "oauth" else "stored key"
+    what = "login" if engine.models.provider_auth(provider).auth == "oauth" else "stored key"
     done = f"Logged out of {provider}: its {what} is removed."
-    current = engine.model
+    current = engine.models.model
     if current is None or current.provider != provider:
         return done
-    auth = engine.provider_auth(provider)
-    if engine.has_auth(current):
+    auth = engine.models.provider_auth(provider)
+    if engine.models.has_auth(current):
         status = auth.status
         source = f"${status.label}" if status.label else str(status.source or "another source")
         return f"{done} {current.id} still gets a key from {source}, so it keeps working."
-    others = {m.key for m in engine.available_models() if m.provider != provider}
+    others = {m.key for m in engine.models.available_models() if m.provider != provider}
     if others:
         count = len(others)
         return (
@@ -121,7 +121,7 @@ class LoginScreen(PickerScreen[LoginChoice]):
         panel.mount(key_box, before=self.query_one(".panel-hint"))
 
     def _providers(self) -> list[ProviderAuth]:
-        providers = self.engine.providers()
+        providers = self.engine.models.providers()
         if self.mode == "logout":
             providers = [p for p in providers if p.status.source == "stored"]
         return providers
@@ -150,7 +150,7 @@ class LoginScreen(PickerScreen[LoginChoice]):
         if self.mode == "logout":
             self.dismiss(LoginChoice(option_id))
             return
-        if self.engine.provider_auth(option_id).auth == "oauth":
+        if self.engine.models.provider_auth(option_id).auth == "oauth":
             self.dismiss(LoginChoice(option_id, subscription=True))
             return
         self._ask_for_key(option_id)
@@ -159,7 +159,7 @@ class LoginScreen(PickerScreen[LoginChoice]):
 
     def _ask_for_key(self, provider: str) -> None:
         self.pending_provider = provider
-        env = self.engine.provider_auth(provider).env_var
+        env = self.engine.models.provider_auth(provider).env_var
         title = f"API key for {provider}"
         if env:
             title += f" (instead of ${env}); stored in auth.json"

@@ -85,7 +85,7 @@ class McpScreen(AtomicModal[None]):
         self.set_interval(0.5, self.refresh_rows)
 
     def refresh_rows(self) -> None:
-        states = self.engine.mcp_servers()
+        states = self.engine.mcp.servers()
         table = self.query_one("#mcp-table", DataTable)
         if states != self.states:
             row = table.cursor_row
@@ -123,7 +123,7 @@ class McpScreen(AtomicModal[None]):
         self.app.notify(f"Reconnecting {state.name}…")
 
         async def reconnect() -> None:
-            result = await self.engine.reconnect_mcp_server(state.name)
+            result = await self.engine.mcp.reconnect(state.name)
             self.refresh_rows()
             if result is None:
                 return  # the server is gone (the configuration changed meanwhile)
@@ -153,7 +153,7 @@ class McpScreen(AtomicModal[None]):
                 pass
 
         async def login() -> None:
-            result = await self.engine.login_mcp_server(state.name, show)
+            result = await self.engine.mcp.login(state.name, show)
             self.refresh_rows()
             if result is not None and result.status == "connected":
                 self.app.notify(f"{state.name}: logged in, {len(result.tools)} tools")

@@ -56,14 +56,14 @@ class ModelPickerScreen(PickerScreen[ModelChoice]):
     # ------------------------------------------------------------------ data
 
     def _current_key(self) -> str | None:
-        model = self.engine.model
+        model = self.engine.models.model
         return model.key if model is not None else None
 
     def _ordered_models(self) -> list[Model]:
         """The current model first, then by provider (catalog order within a provider)."""
-        available = list(self.engine.available_models())
+        available = list(self.engine.models.available_models())
         self._available = {m.key for m in available}
-        models = list(self.engine.all_models()) if self.show_all else available
+        models = list(self.engine.models.all_models()) if self.show_all else available
         seen: set[str] = set()
         unique = []
         for model in models:
@@ -71,7 +71,7 @@ class ModelPickerScreen(PickerScreen[ModelChoice]):
                 seen.add(model.key)
                 unique.append(model)
         current = self._current_key()
-        provider_rank = {p.provider: i for i, p in enumerate(self.engine.providers())}
+        provider_rank = {p.provider: i for i, p in enumerate(self.engine.models.providers())}
         unique.sort(
             key=lambda m: (
                 m.key != current,

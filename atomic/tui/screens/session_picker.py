@@ -39,7 +39,7 @@ class SessionPickerScreen(PickerScreen[SessionChoice]):
     def __init__(self, engine: Engine, *, all_folders: bool = False, now: Callable[[], float] = time.time) -> None:
         super().__init__()
         self.engine = engine
-        self.all_folders = all_folders or engine.session_dir is None
+        self.all_folders = all_folders or engine.sessions.session_dir is None
         # Injected so snapshots show the same "2h ago" every run.
         self._now = now
         self._infos: dict[str, SessionSummary] = {}
@@ -49,7 +49,7 @@ class SessionPickerScreen(PickerScreen[SessionChoice]):
         # Listing reads every file's head: do it once per scope, not on every keystroke.
         cached = self._listing_cache.get(self.all_folders)
         if cached is None:
-            cached = self.engine.list_sessions(all_folders=self.all_folders)
+            cached = self.engine.sessions.list_sessions(all_folders=self.all_folders)
             self._listing_cache[self.all_folders] = cached
         return cached
 
@@ -99,7 +99,7 @@ class SessionPickerScreen(PickerScreen[SessionChoice]):
         return None
 
     def action_toggle_scope(self) -> None:
-        if self.engine.session_dir is None:
+        if self.engine.sessions.session_dir is None:
             return
         self.all_folders = not self.all_folders
         self.refresh_options()

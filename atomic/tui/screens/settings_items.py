@@ -63,7 +63,7 @@ def _item(
 
 
 def _set_thinking(engine: Engine, level: str) -> None:
-    engine.set_thinking_level(level, persist=True)
+    engine.models.set_thinking_level(level, persist=True)
 
 
 SETTING_ITEMS: list[SettingItem] = [
@@ -73,8 +73,8 @@ SETTING_ITEMS: list[SettingItem] = [
     _item("followUpMode", lambda s: s.follow_up_mode, apply=lambda s, v: s.set_follow_up_mode(v)),
     _item(
         "defaultThinkingLevel",
-        lambda s: s.thinking_level,
-        choices=lambda s: list(s.supported_levels()),
+        lambda s: s.models.thinking_level,
+        choices=lambda s: list(s.models.supported_levels()),
         apply=_set_thinking,
         save=False,
     ),

@@ -11,11 +11,11 @@ keys again); ↑↓ end it too.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from textual import events, on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
@@ -53,13 +53,6 @@ class SettingsScreen(AtomicModal[str]):
     SettingsScreen #settings-list { max-height: 24; }
     SettingsScreen #settings-edit { margin: 1 0 0 0; }
     """
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "activate", "Change", show=False, priority=True),
-        Binding("space", "activate('space')", "Change", show=False, priority=True),
-        Binding("right", "step(1)", "Next", show=False, priority=True),
-        Binding("left", "step(-1)", "Previous", show=False, priority=True),
-        Binding("backspace", "filter_backspace", show=False, priority=True),
-    ]
     HINT = "↑↓ move · enter/space/→ change · ← back · type to search · esc close"
 
     def __init__(self, engine: Engine, items: list[SettingItem] | None = None) -> None:
@@ -147,17 +140,27 @@ class SettingsScreen(AtomicModal[str]):
 
     # ------------------------------------------------------------------ keys
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # While the edit box is open, keys belong to it (Enter submits, arrows move the cursor).
-        if self.editing is not None and action in ("activate", "step", "filter_backspace"):
-            return False
-        return True
-
     def on_key(self, event: events.Key) -> None:
+        # Every key is handled here, in the order typed: a priority binding would run as the key
+        # arrives, before the letters typed just ahead of it reached the search, so a fast "a b"
+        # toggled the highlighted row instead of searching for "a b".
         if self.editing is not None:
-            return
+            return  # the edit box has the keys (Enter submits, arrows move its cursor)
         if event.key in ("up", "down", "pageup", "pagedown") and self.searching:
             self._end_search()  # the arrow still moves the highlight
+            return
+        row_keys: dict[str, Callable[[], None]] = {
+            "enter": self.action_activate,
+            "space": lambda: self.action_activate("space"),
+            "right": lambda: self.action_step(1),
+            "left": lambda: self.action_step(-1),
+            "backspace": self.action_filter_backspace,
+        }
+        handler = row_keys.get(event.key)
+        if handler is not None:
+            event.stop()
+            event.prevent_default()
+            handler()
             return
         if event.is_printable and event.character and event.character != " ":
             self.filter_text += event.character

@@ -68,7 +68,7 @@ class SubscriptionLoginScreen(AtomicModal[SubscriptionOutcome]):
         from atomic.core.contract import LoginCancelled, LoginError
 
         try:
-            await self.engine.login_with_subscription(self.provider, self)
+            await self.engine.models.login_with_subscription(self.provider, self)
         except LoginCancelled as exc:
             self.dismiss(SubscriptionOutcome(self.provider, False, f"Login cancelled: {exc}"))
         except LoginError as exc:

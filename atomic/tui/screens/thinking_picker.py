@@ -34,7 +34,7 @@ class ThinkingPickerScreen(PickerScreen[str]):
         self.engine = engine
 
     def info_text(self) -> str | Content:
-        model = self.engine.model
+        model = self.engine.models.model
         if model is None:
             return "No model selected."
         if not model.reasoning:
@@ -42,10 +42,10 @@ class ThinkingPickerScreen(PickerScreen[str]):
         return Content.assemble("Model: ", (f"{model.provider}/{model.id}", "$text-accent"))
 
     def build_options(self, query: str) -> list[Option]:
-        levels = list(self.engine.supported_levels())
+        levels = list(self.engine.models.supported_levels())
         items = [(f"{level} {LEVEL_DESCRIPTIONS.get(level, '')}", level) for level in levels]
         matches: list[str] = fuzzy_filter(query, items)
-        current = self.engine.thinking_level
+        current = self.engine.models.thinking_level
         options = []
         for level in matches:
             parts: list[str | tuple[str, str]] = [
@@ -58,7 +58,7 @@ class ThinkingPickerScreen(PickerScreen[str]):
         return options
 
     def preferred_option_id(self) -> str | None:
-        return self.engine.thinking_level
+        return self.engine.models.thinking_level
 
     async def choose(self, option_id: str) -> None:
         self.dismiss(option_id)

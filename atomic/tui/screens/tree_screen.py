@@ -82,7 +82,7 @@ class TreeScreen(AtomicModal[TreeChoice]):
         return Content.assemble(*parts)
 
     def rebuild(self, keep: str | None = None) -> None:
-        self.rows = build_rows(self.engine.tree(), self.filter_mode)
+        self.rows = build_rows(self.engine.sessions.tree(), self.filter_mode)
         option_list = self.query_one("#tree-list", OptionList)
         option_list.set_options([Option(self._prompt(row), id=row.entry_id) for row in self.rows])
         if self.rows:
@@ -141,7 +141,7 @@ class TreeScreen(AtomicModal[TreeChoice]):
         if entry_id is None:
             return
         try:
-            self.engine.set_label(entry_id, event.value.strip() or None)
+            self.engine.sessions.set_label(entry_id, event.value.strip() or None)
         except Exception as exc:
             self.notify(str(exc), title="Label not set", severity="error")
             return

@@ -18,7 +18,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from atomic.core.project_offer import ProjectOffer
-from atomic.core.trust import ProjectTrust
+from atomic.core.trust import TrustDecision
 from atomic.tui.formatting import tilde
 from atomic.tui.screens._picker import PANEL_CSS
 
@@ -63,7 +63,7 @@ class TrustScreen(ModalScreen[TrustChoice | None]):
     )
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Close", show=False)]
 
-    def __init__(self, trust: ProjectTrust, offer: ProjectOffer, *, first_run: bool, can_forget: bool = False) -> None:
+    def __init__(self, trust: TrustDecision, offer: ProjectOffer, *, first_run: bool, can_forget: bool = False) -> None:
         super().__init__()
         self.typed_ahead = ""
         self.trust = trust
