@@ -105,9 +105,9 @@ class TurnTimer:
     def _turn_shown(self) -> bool:
         app = self.app
         return (
-            not app.session.is_streaming
+            not app.engine.is_streaming
             and not app.working.has_class("-active")
-            and (app.session.last_assistant_text() or "").endswith(self.waiting_for or "\0")
+            and (app.engine.last_assistant_text() or "").endswith(self.waiting_for or "\0")
         )
 
     async def turn(self, prompt: str, marker: str) -> float:
@@ -157,8 +157,8 @@ async def bench_turns(turns: int) -> None:
             stop = asyncio.Event()
             typing = asyncio.create_task(probe.type_keys(stop))
             app.editor.clear_all()
-            await app.session.prompt("one more, slowly")
-            while app.session.is_streaming:
+            await app.engine.prompt("one more, slowly")
+            while app.engine.is_streaming:
                 await asyncio.sleep(0.05)
             stop.set()
             await typing
