@@ -39,10 +39,8 @@ from atomic.core.contract.state import (
     SkippedResources,
     TrustStatus,
 )
-from atomic.core.engine.compaction_runner import CompactionFailed
-from atomic.core.engine.factory import StartupError
+from atomic.core.engine.errors import CompactionFailed, PromptRejected, StartupError
 from atomic.core.engine.options import SessionOptions
-from atomic.core.engine.session import PromptRejected
 from atomic.core.extensions.events import ExtensionUiRequest
 from atomic.core.extensions.ui import UiAnswer, UiAnswerError, check_answer
 from atomic.core.frontend_commands import COMPACT, FRONTEND_COMMANDS, NAME, FrontendCommand

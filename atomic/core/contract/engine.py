@@ -26,7 +26,6 @@ from atomic.core.contract.trust_view import TrustView
 from atomic.core.engine import session_stats as stats
 from atomic.core.engine.options import SessionOptions
 from atomic.core.engine.project_trust import TrustChoice
-from atomic.core.engine.session import AgentSession, Listener
 from atomic.core.messages import BashExecutionMessage, ImageContent
 from atomic.core.permissions import Approver, ListedRule, PermissionMode, RuleList
 from atomic.core.permissions.rule_files import RuleScope
@@ -36,8 +35,11 @@ from atomic.core.session.recovery import Recovery
 from atomic.core.settings import Settings
 from atomic.core.tools.base import EditorFiles, EditorTerminal
 
+# The session module is the whole engine (agent loop, tools, providers): `open_engine` loads it,
+# importing the contract does not.
 if TYPE_CHECKING:
     from atomic.core.checkpoints.records import CheckpointDiff, CheckpointInfo, RestoreResult, RewindPoint
+    from atomic.core.engine.session import AgentSession, Listener
     from atomic.core.records import (
         CommandInfo,
         CompactionOutcome,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from atomic.core.engine.errors import StartupError
 from atomic.core.engine.model_selection import SCRIPTED_PROVIDER, scripted_model
 from atomic.core.engine.options import SessionOptions
 from atomic.core.engine.session import AgentSession
@@ -17,10 +18,6 @@ from atomic.core.sandbox.probe import shared_probe
 from atomic.core.session.listing import find_session, list_sessions
 from atomic.core.session.store import SessionFileError, SessionStore
 from atomic.core.settings import SettingsManager
-
-
-class StartupError(Exception):
-    """A problem with the options that makes starting impossible (the CLI prints it and exits 1)."""
 
 
 def _session_dir(options: SessionOptions, settings: SettingsManager, cwd: Path) -> Path | None:
