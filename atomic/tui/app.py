@@ -193,7 +193,7 @@ class AtomicApp(AppHost):
                 self.exit(return_code=1, message=str(exc))
                 return
         # A loaded session is tens of thousands of long-lived objects; left in the collected generations,
-        # every full collection walks them all (~50 ms pauses while typing or streaming). Freeze them.
+        # every full collection walks them all (pauses felt while typing or streaming). Freeze them.
         gc.freeze()
         self.extension_ui = ExtensionUiPresenter(self)
         self.bridge = EventBridge(self, self.input_flow, self.extension_ui)
