@@ -4,7 +4,7 @@ import functools
 import time
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import Field, TypeAdapter
+from pydantic import Field, PrivateAttr, TypeAdapter
 
 from atomic.core.wire import WireModel
 
@@ -44,6 +44,17 @@ class ToolCall(WireModel):
     # Gemini signs the reasoning behind a function call and requires it back on that call (pi's
     # session files name it the same).
     thought_signature: str | None = None
+    # Why the streamed arguments could not be read (not JSON, not an object); `arguments` is {}
+    # then. In-process only: the tool runner answers the call with it as an error result.
+    _arguments_error: str | None = PrivateAttr(default=None)
+
+    @property
+    def arguments_error(self) -> str | None:
+        return self._arguments_error
+
+    def unreadable_arguments(self, reason: str) -> None:
+        self.arguments = {}
+        self._arguments_error = reason
 
 
 UserContentBlock = Annotated[TextContent | ImageContent, Field(discriminator="type")]
@@ -210,7 +221,7 @@ AgentMessage = Annotated[
     Field(discriminator="role"),
 ]
 
-# Built on first use: building the union's validator at import cost ~40 ms of every start-up.
+# Built on first use: building the union's validator at import was a share of every start-up.
 @functools.cache
 def _message_adapter() -> TypeAdapter[Any]:
     return TypeAdapter(AgentMessage)

@@ -222,7 +222,7 @@ class ToolCard(VerticalGroup):
         lines = self._written_lines()
         path = self.args.get("path") if isinstance(self.args, dict) else None
         language = language_for(path) if isinstance(path, str) else "text"
-        # Only the preview is highlighted now: highlighting is slow (about 0.3 ms a line) and the whole
+        # Only the preview is highlighted now: highlighting is slow (docs/performance.md) and the whole
         # file is highlighted when Ctrl+O first shows it.
         preview = highlighted("\n".join(lines[:WRITE_PREVIEW_LINES]), language)
         if len(lines) > WRITE_PREVIEW_LINES:

@@ -40,10 +40,12 @@ def test_odd_event_orders_are_repaired_not_raised() -> None:
         pb.ToolCallDelta("c", '{"path": "a'),
         pb.Done(stop_reason="toolUse"),  # closes the open blocks
     ])
+    unreadable = ToolCall(id="call_1", name="read", arguments={})
+    unreadable.unreadable_arguments('the arguments are not valid JSON: {"path": "a')
     assert message.content == [
-        TextContent(text="Hello"), TextContent(text=" again"), ThinkingContent(thinking="hmm"),
-        ToolCall(id="call_1", name="read", arguments={"__invalid_json__": '{"path": "a'}),
+        TextContent(text="Hello"), TextContent(text=" again"), ThinkingContent(thinking="hmm"), unreadable,
     ]
+    assert "arguments_error" not in message.content[3].to_wire() and "argumentsError" not in message.to_wire()["content"][3]
     assert message.stop_reason == "toolUse"
     assert [u["assistantMessageEvent"]["type"] for u in updates][-1] == "done"
 

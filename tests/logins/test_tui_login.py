@@ -34,8 +34,8 @@ async def test_copilot_login_from_the_tui(standin: StandInServer, tmp_path: Path
         assert "https://github.com/login/device" in str(app.screen.query_one("#login-lines", Static).render())
         await wait_for(lambda: type(app.screen).__name__ != "SubscriptionLoginScreen", pilot, timeout=20)
         await pilot.pause()
-        assert app.session.models.model is not None and app.session.models.model.provider == "github-copilot"
-        assert app.session.models.model.id == "claude-sonnet-4.5"
+        assert app.engine.models.model is not None and app.engine.models.model.provider == "github-copilot"
+        assert app.engine.models.model.id == "claude-sonnet-4.5"
         assert any("Logged in to github-copilot" in str(n.render()) for n in notes(app))
     assert json.loads((agent_dir / "auth.json").read_text())["github-copilot"]["type"] == "oauth"
 
@@ -53,7 +53,7 @@ async def test_escape_stops_the_login(standin: StandInServer, tmp_path: Path, ag
         polls = len(standin.state.requests_to("/login/oauth/access_token"))
         await pilot.pause(0.3)
         assert len(standin.state.requests_to("/login/oauth/access_token")) <= polls + 1
-        assert app.session.models.model is None
+        assert app.engine.models.model is None
     assert not (agent_dir / "auth.json").exists()
 
 
@@ -82,7 +82,7 @@ async def test_chatgpt_login_from_the_tui_by_pasting_the_address(
         await pilot.press("enter")
         await wait_for(lambda: type(app.screen).__name__ != "SubscriptionLoginScreen", pilot, timeout=20)
         await pilot.pause()
-        assert app.session.models.model is not None and app.session.models.model.provider == "openai-codex"
+        assert app.engine.models.model is not None and app.engine.models.model.provider == "openai-codex"
         # /logout lists the login and removes it.
         await run_command(pilot, "/logout")
         await wait_for(lambda: type(app.screen).__name__ == "LoginScreen", pilot)

@@ -44,7 +44,7 @@ async def test_slash_trust_deny_warns_that_loaded_extensions_stay(tmp_path: Path
         await pilot.press("enter")
         await wait_for(lambda: isinstance(app.screen, TrustScreen), pilot)
         await pilot.press("down", "down", "enter")  # don't trust
-        await wait_for(lambda: not app.session.trust.decision.trusted, pilot)
+        await wait_for(lambda: not app.engine.trust.decision.trusted, pilot)
         await wait_for(lambda: any("Project trust" in m for m, _ in shown), pilot)
         # The context file is gone at once; the imported extension is not, and the user is told.
         assert "project rules" not in behind(app).system_prompt

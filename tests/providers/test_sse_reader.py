@@ -1,12 +1,13 @@
-"""The SSE reader the Anthropic provider streams with: framing details real servers use."""
+"""The SSE reader every HTTP provider streams with: framing details real servers use, and its JSON."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 
 import pytest
 
-from atomic.core.providers.sse import iter_sse_data
+from atomic.core.providers.sse import iter_sse_batches, parse_json
 
 
 async def read(chunks: list[bytes]) -> list[str]:
@@ -14,7 +15,7 @@ async def read(chunks: list[bytes]) -> list[str]:
         for chunk in chunks:
             yield chunk
 
-    return [data async for data in iter_sse_data(source())]
+    return [data async for batch in iter_sse_batches(source()) for data in batch]
 
 
 async def test_event_names_comments_and_ids_are_skipped() -> None:
@@ -36,3 +37,24 @@ async def test_data_without_its_closing_blank_line_is_still_read() -> None:
 
 async def test_invalid_utf8_becomes_a_replacement_character() -> None:
     assert await read([b"data: \xff\xfe ok\n\n"]) == ["\ufffd\ufffd ok"]
+
+
+async def test_a_chunk_holding_several_events_is_one_batch() -> None:
+    async def source() -> AsyncIterator[bytes]:
+        yield b"data: 1\n\ndata: 2\n\ndata: 3"
+        yield b"\n\n"
+
+    assert [batch async for batch in iter_sse_batches(source())] == [["1", "2"], ["3"]]
+
+
+@pytest.mark.parametrize("text", ['{"a": [1, 2.5, "x"]}', ' {"a": 1}', '{"a": 1}\n', "[1]", '"s"', "1e999"])
+def test_parse_json_reads_what_json_loads_reads(text: str) -> None:
+    assert parse_json(text) == json.loads(text)
+
+
+@pytest.mark.parametrize("text", ['{"a": 1} x', "{", "", "  ", "nan!", '{"a": 1}{"b": 2}'])
+def test_parse_json_refuses_what_json_loads_refuses(text: str) -> None:
+    with pytest.raises(ValueError):
+        json.loads(text)
+    with pytest.raises(ValueError):
+        parse_json(text)

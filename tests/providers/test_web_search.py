@@ -63,7 +63,7 @@ async def test_the_tui_names_the_sources_under_the_reply(tmp_path: Path) -> None
                               provider_blocks=[ProviderBlock(position=0, data=block)])
     app = make_app(tmp_path / "project")
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_for(lambda: app.session is not None and app.session_ready, pilot)
+        await wait_for(lambda: app.engine is not None and app.session_ready, pilot)
         app.renderer.render_history([stored])
         await pilot.pause(0.1)
         notes = [str(n.render()) for n in app.query(NoteMessage)]

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from atomic.core.tools.base import Tool, ToolContext, ToolOutput
+from atomic.core.tools.base import Tool, ToolContext, ToolError, ToolOutput
+from atomic.core.tools.schema_check import check_arguments
 
 
 @pytest.fixture
@@ -20,7 +21,11 @@ def text_of(output: ToolOutput) -> str:
 
 
 async def run(tool: Tool, ctx: ToolContext, **args: Any) -> ToolOutput:
-    return await tool.execute("call-1", args, ctx)
+    """Run `tool` as the tool runner does: arguments its schema refuses never reach `execute`."""
+    checked, refused = check_arguments(tool, args)
+    if refused:
+        raise ToolError(refused)
+    return await tool.execute("call-1", checked, ctx)
 
 
 @pytest.fixture(autouse=True)

@@ -74,7 +74,7 @@ async def test_fuzzy_match_of_smart_quotes_and_trailing_space(tmp_path: Path, ct
         ([{"oldText": "", "newText": "y"}], "oldText must not be empty in f.txt."),
         ([{"oldText": "x dup", "newText": "1"}, {"oldText": "dup\n", "newText": "2"}], "edits[0] and edits[1] overlap in f.txt. Merge them into one edit or target disjoint regions."),
         ([{"oldText": "x", "newText": "x"}], "No changes made to f.txt. The replacement produced identical content."),
-        ([], "Edit tool input is invalid. edits must contain at least one replacement."),
+        ([], "Invalid arguments for edit: edits must have at least 1 item (it is empty)."),
     ],
 )
 async def test_edit_errors(tmp_path: Path, ctx: ToolContext, edits: list[dict[str, str]], message: str) -> None:

@@ -26,15 +26,17 @@ from atomic.core.providers import base as pb
 BlockStart = Literal["text_start", "thinking_start", "toolcall_start"]
 
 
-def parse_tool_arguments(text: str) -> dict[str, Any]:
+def parse_tool_arguments(text: str) -> tuple[dict[str, Any], str | None]:
+    """The arguments object of a call's streamed JSON, or ({}, why it cannot be read)."""
     if not text.strip():
-        return {}
+        return {}, None
     try:
         value = json.loads(text)
     except ValueError:
-        # Keep the malformed text so the tool can report it instead of silently running with {}.
-        return {"__invalid_json__": text}
-    return value if isinstance(value, dict) else {"value": value}
+        return {}, f"the arguments are not valid JSON: {text[:500]}"
+    if not isinstance(value, dict):
+        return {}, f"the arguments must be a JSON object, not {text[:500]}"
+    return value, None
 
 
 class MessageAssembler:
@@ -152,7 +154,9 @@ class MessageAssembler:
         elif isinstance(block, ThinkingContent):
             block.thinking = joined
         elif isinstance(block, ToolCall):
-            block.arguments = parse_tool_arguments(joined)
+            block.arguments, error = parse_tool_arguments(joined)
+            if error is not None:
+                block.unreadable_arguments(error)
         return block
 
     def close_open_blocks(self) -> None:

@@ -11,6 +11,7 @@ from atomic.core.agent.config import ToolAccess
 from atomic.core.events import Event, ToolExecutionEnd, ToolExecutionStart, ToolExecutionUpdate
 from atomic.core.messages import TextContent, ToolCall, ToolResultMessage
 from atomic.core.tools.base import ToolContext, ToolError, ToolOutput
+from atomic.core.tools.schema_check import check_arguments
 
 UPDATE_INTERVAL_S = 0.1
 
@@ -29,19 +30,31 @@ def _error_output(text: str) -> ToolOutput:
 
 
 async def _prepare(tools: ToolAccess, call: ToolCall) -> tuple[dict[str, Any], str | None]:
-    """Extension `tool_call` hooks may change the arguments or block the call."""
-    args = dict(call.arguments)
-    if "__invalid_json__" in args:
-        return args, f"Invalid tool arguments (not valid JSON): {args['__invalid_json__'][:500]}"
+    """Arguments checked against the tool's schema; extension `tool_call` hooks may then change
+    them (checked again, a hook may be wrong too) or block the call; the person approves what will run."""
+    if call.arguments_error is not None:
+        return dict(call.arguments), f"Invalid arguments for {call.name}: {call.arguments_error}"
+    tool = tools.find(call.name)
+
+    def checked(args: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+        return check_arguments(tool, args) if tool is not None else (args, None)
+
+    args, refused = checked(dict(call.arguments))
+    if refused:
+        return args, refused
     payload: dict[str, Any] = {"toolName": call.name, "toolCallId": call.id, "input": args}
     for result in await tools.hook("tool_call", payload):
         if isinstance(result, dict) and result.get("block"):
             return args, str(result.get("reason") or "Tool execution was blocked")
-    # Asked after extensions had their say, so the person approves the arguments that will run.
-    tool = tools.find(call.name)
-    read_only = tool.read_only if tool is not None else True
-    refused = await tools.approve(call.id, call.name, payload["input"], read_only)
-    return payload["input"], refused
+    args = payload["input"]
+    if not isinstance(args, dict):
+        return {}, f"Invalid arguments for {call.name}: a tool_call hook replaced them with something not an object"
+    args, refused = checked(args)
+    if refused:
+        return args, refused
+    # Asked after extensions had their say, so the person approves the arguments that will run; an
+    # unknown tool too (a deny rule still answers it), which is answered "not found" if it gets through.
+    return args, await tools.approve(call.id, call.name, args, tool.read_only if tool is not None else True)
 
 
 async def run_tool_calls(

@@ -1,7 +1,7 @@
 """The HTML markdown-it renders for the simplest texts, without running markdown-it.
 
-A session's texts are mostly plain sentences, short lists and fenced code; markdown-it costs
-0.2-1 ms on each (most of a big export's time once highlighting is bounded). `render_simple`
+A session's texts are mostly plain sentences, short lists and fenced code, and markdown-it on each
+was most of a big export's time once highlighting was bounded (docs/performance.md). `render_simple`
 handles a small subset of markdown exactly as markdown-it renders it (with the options used in
 markdown_render.py) and returns None for anything else, which then goes to markdown-it:
 

@@ -24,7 +24,7 @@ MAX_HIGHLIGHT_CHARS = 200_000
 # Highlighted blocks up to this size are remembered (at most 512 of them, so a few MB).
 CACHE_MAX_CHARS = 8_000
 
-# How much code one export highlights with pygments (~1-2 µs of CPU a character: about a second).
+# How much code one export highlights with pygments (about a second of CPU; docs/performance.md).
 # A bigger session's later blocks go out escaped and marked with their language family, and the
 # page's own script colours them in the reader's browser, as pi's export does: a 50,000-entry
 # session otherwise spent three quarters of its export in pygments.

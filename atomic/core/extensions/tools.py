@@ -94,6 +94,7 @@ class ExtensionTool(Tool):
         # Declared by the extension: a read-only tool is never asked about, any other is asked like bash.
         self.read_only = bool(read_only)
         self.model_class: type[BaseModel] | None = parameters if is_model_class(parameters) else None
+        self.schema_checked = self.model_class is None
         self.extension_path = extension_path
         self._execute = execute
         self._report_error = report_error

@@ -1,7 +1,7 @@
 """Anthropic Messages API: `POST /v1/messages` streamed over HTTP with Atomic's own SSE reader.
 
-The official `anthropic` SDK is not on this path: importing it costs ~1.8 s of CPU (every type
-module loads), which no warm-up can hide from a prompt sent two seconds after start on a 2-core
+The official `anthropic` SDK is not on this path: importing it costs more CPU (every type
+module loads) than any warm-up can hide from a prompt sent two seconds after start on a 2-core
 machine, and its typed stream events cost more per delta than the rest of the pipeline together
 (figures in docs/performance.md). The wire is small: a JSON body, a few headers, SSE events whose
 JSON this provider maps itself (anthropic_stream.py). The transport is `httpx2`, the HTTP client the
@@ -20,9 +20,8 @@ from atomic.core.providers import http
 from atomic.core.providers.anthropic_request import API, build_params, convert_messages
 from atomic.core.providers.anthropic_stream import AnthropicStreamState
 from atomic.core.providers.base import ProviderError, ProviderEvent, StreamRequest
-from atomic.core.providers.errors import classify_error
 from atomic.core.providers.http import http_pool, warm_up
-from atomic.core.providers.sse import iter_sse_data
+from atomic.core.providers.http_stream import ErrorFor, HttpCall, stream_http
 
 __all__ = ["API", "AnthropicMessagesProvider", "build_params", "convert_messages", "http_pool", "warm_up"]
 
@@ -63,48 +62,23 @@ def http_error(status: int, body: bytes, headers: Any, api_key: str | None) -> P
     return http.status_error(status, f"{status} {text or '(no body)'}", headers, api_key)
 
 
-def undecodable(data: str, reason: str) -> ProviderError:
-    return ProviderError(f"Could not decode the server's stream ({reason}): {data[:200]}", kind="fatal")
-
-
 # Builds (url, headers, JSON body) for one request; called inside the stream so its errors are classified.
 Prepare = Callable[[], Awaitable[tuple[str, dict[str, str], dict[str, Any]]]]
 
 
-async def stream_messages(
+def stream_messages(
     request: StreamRequest,
     prepare: Prepare,
     secret: str | None,
-    error_for: Callable[[int, bytes, Any, str | None], ProviderError] = http_error,
+    error_for: ErrorFor = http_error,
 ) -> AsyncIterator[ProviderEvent]:
     """POST a Messages body and map its SSE events (shared with Claude on Vertex AI)."""
-    response: Any = None
-    try:
+
+    async def call() -> HttpCall:
         url, headers, body = await prepare()
-        response = await http.post_stream(request, url, headers, json.dumps(body).encode())
-        if response.status_code != 200:
-            raise error_for(response.status_code, await response.aread(), response.headers, secret)
-        state = AnthropicStreamState()
-        async for data in iter_sse_data(response.aiter_bytes()):
-            try:
-                event = json.loads(data)
-            except ValueError as exc:
-                raise undecodable(data, "invalid JSON") from exc
-            if not isinstance(event, dict):
-                raise undecodable(data, "not an event object")
-            try:
-                events = state.handle(event)
-            except (KeyError, TypeError, AttributeError, ValueError) as exc:
-                raise undecodable(data, f"unexpected {type(exc).__name__}: {exc}") from exc
-            for out in events:
-                yield out
-        for out in state.finish():
-            yield out
-    except Exception as exc:  # CancelledError / GeneratorExit are BaseException: they pass through
-        raise classify_error(exc, api_key=secret) from exc
-    finally:
-        if response is not None:
-            await http.close(response)
+        return HttpCall(url, headers, json.dumps(body).encode())
+
+    return stream_http(request, call, lambda _response: AnthropicStreamState(), error_for, secret)
 
 
 class AnthropicMessagesProvider:

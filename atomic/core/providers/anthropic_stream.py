@@ -34,6 +34,7 @@ from atomic.core.providers.base import (
     UsageUpdate,
 )
 from atomic.core.providers.errors import classify_status, stream_ended_early
+from atomic.core.providers.sse import parse_json
 
 _STOP_REASONS = {
     "end_turn": "stop",
@@ -75,6 +76,10 @@ def stream_error(error: Any) -> ProviderError:
     else:
         text = f"error: {error}"
     return ProviderError(text, kind=classify_status(None, text))
+
+
+def undecodable(data: str, reason: str) -> ProviderError:
+    return ProviderError(f"Could not decode the server's stream ({reason}): {data[:200]}", kind="fatal")
 
 
 class _Opaque:
@@ -122,6 +127,19 @@ class AnthropicStreamState:
         self.tool_inputs: dict[int, Any] = {}  # input given whole in content_block_start
         self.tool_streamed: set[int] = set()
         self.opaque: dict[int, _Opaque] = {}
+
+    def feed(self, data: str) -> list[ProviderEvent]:
+        """Events for one SSE event's data."""
+        try:
+            event = parse_json(data)
+        except ValueError as exc:
+            raise undecodable(data, "invalid JSON") from exc
+        if event.__class__ is not dict:
+            raise undecodable(data, "not an event object")
+        try:
+            return self.handle(event)
+        except (KeyError, TypeError, AttributeError, ValueError) as exc:
+            raise undecodable(data, f"unexpected {type(exc).__name__}: {exc}") from exc
 
     def handle(self, event: dict[str, Any]) -> list[ProviderEvent]:
         kind = event.get("type")

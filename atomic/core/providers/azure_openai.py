@@ -28,8 +28,9 @@ from urllib.parse import quote, urlsplit
 from atomic.core.providers import http
 from atomic.core.providers.base import ProviderError, StreamRequest
 from atomic.core.providers.completions_stream import CompletionsStream
+from atomic.core.providers.http_stream import HttpCall
 from atomic.core.providers.openai_completions import OpenAICompletionsProvider
-from atomic.core.providers.openai_http import http_error
+from atomic.core.providers.openai_http import OpenAIEndpoint
 from atomic.core.providers.openai_responses import OpenAIResponsesProvider
 
 # The GA version that serves both Chat Completions and Responses in the deployments form.
@@ -91,18 +92,17 @@ def headers_for(request: StreamRequest) -> dict[str, str]:
     return http.merge_headers(headers, request.headers)
 
 
-async def open_azure_stream(request: StreamRequest, path: str, body: dict[str, Any]) -> Any:
-    """POST the OpenAI body (its `model` the deployment name) to the Azure URL; the 200 response."""
-    secret = request.api_key or os.environ.get("AZURE_OPENAI_AD_TOKEN") or None
+def azure_call(request: StreamRequest, path: str, body: dict[str, Any]) -> HttpCall:
+    """The OpenAI body (its `model` the deployment name) posted to the Azure URL."""
     body = {**body, "model": deployment_name(request.model.id)}
-    response = await http.post_stream(request, endpoint_url(request, path), headers_for(request), json.dumps(body).encode())
-    if response.status_code != 200:
-        try:
-            error = http_error(response.status_code, await response.aread(), response.headers, secret)
-        finally:
-            await http.close(response)
-        raise error
-    return response
+    return HttpCall(endpoint_url(request, path), headers_for(request), json.dumps(body).encode())
+
+
+def azure_secret(request: StreamRequest) -> str | None:
+    return request.api_key or os.environ.get("AZURE_OPENAI_AD_TOKEN") or None
+
+
+AZURE = OpenAIEndpoint(azure_call, azure_secret)
 
 
 def filtered_categories(results: Any) -> list[str]:
@@ -143,8 +143,8 @@ class AzureCompletionsStream(CompletionsStream):
 
 
 def azure_responses_provider() -> OpenAIResponsesProvider:
-    return OpenAIResponsesProvider(open_azure_stream)
+    return OpenAIResponsesProvider(AZURE)
 
 
 def azure_completions_provider() -> OpenAICompletionsProvider:
-    return OpenAICompletionsProvider(open_azure_stream, AzureCompletionsStream)
+    return OpenAICompletionsProvider(AZURE, AzureCompletionsStream)

@@ -30,8 +30,8 @@ from atomic.core.providers import http
 from atomic.core.providers.base import ProviderError, ProviderEvent, StreamRequest
 from atomic.core.providers.bedrock_request import build_body
 from atomic.core.providers.bedrock_stream import RETRYABLE_STATUS, BedrockStream, exception_error
-from atomic.core.providers.errors import classify_error
 from atomic.core.providers.extras import require
+from atomic.core.providers.http_stream import HttpCall, stream_http
 
 DEFAULT_REGION = "us-east-1"
 SERVICE = "bedrock"
@@ -126,28 +126,51 @@ def http_error(status: int, body: bytes, headers: Any, secret: str | None) -> Pr
 class BedrockConverseProvider:
     """`Provider` for api "bedrock-converse-stream"."""
 
-    async def stream(self, request: StreamRequest) -> AsyncIterator[ProviderEvent]:
-        response: Any = None
-        try:
+    def stream(self, request: StreamRequest) -> AsyncIterator[ProviderEvent]:
+        buffer_classes: list[Any] = []
+
+        async def call() -> HttpCall:
             body = json.dumps(build_body(request)).encode()
             url, headers, buffer_class = await asyncio.to_thread(_prepare, request, body)
-            response = await http.post_stream(request, url, headers, body)
-            if response.status_code != 200:
-                raise http_error(response.status_code, await response.aread(), response.headers, request.api_key)
-            state = BedrockStream(response.headers.get("x-amzn-requestid"))
-            frames = buffer_class()
-            async for chunk in response.aiter_bytes():
-                frames.add_data(chunk)
-                for frame in frames:
-                    for event in _frame_events(state, frame):
-                        yield event
-            for event in state.finish():
-                yield event
-        except Exception as exc:  # CancelledError / GeneratorExit are BaseException: they pass through
-            raise classify_error(_decoder_error(exc), api_key=request.api_key) from exc
-        finally:
-            if response is not None:
-                await http.close(response)
+            buffer_classes.append(buffer_class)
+            return HttpCall(url, headers, body)
+
+        def frames(chunks: AsyncIterator[bytes]) -> AsyncIterator[list[Any]]:
+            return _read_frames(buffer_classes[0](), chunks)
+
+        return stream_http(request, call, _FrameState, http_error, request.api_key, frames)
+
+
+class _FrameState:
+    """One response's frames -> provider events."""
+
+    def __init__(self, response: Any) -> None:
+        self.state = BedrockStream(response.headers.get("x-amzn-requestid"))
+
+    def feed(self, frame: Any) -> list[ProviderEvent]:
+        return _frame_events(self.state, frame)
+
+    def finish(self) -> list[ProviderEvent]:
+        return self.state.finish()
+
+
+async def _read_frames(buffer: Any, chunks: AsyncIterator[bytes]) -> AsyncIterator[list[Any]]:
+    """The frames each chunk completes; a corrupt frame (bad checksum or length) is a broken
+    stream, worth a retry, raised after the frames before it."""
+    async for chunk in chunks:
+        buffer.add_data(chunk)
+        batch: list[Any] = []
+        try:
+            for frame in buffer:
+                batch.append(frame)
+        except Exception as exc:
+            if type(exc).__module__ != "botocore.eventstream":
+                raise
+            yield batch
+            raise ProviderError(
+                f"Bedrock's event stream was corrupt ({type(exc).__name__}: {exc})", kind="transient"
+            ) from None
+        yield batch
 
 
 def _frame_events(state: BedrockStream, frame: Any) -> list[ProviderEvent]:
@@ -169,13 +192,6 @@ def _frame_events(state: BedrockStream, frame: Any) -> list[ProviderEvent]:
     except (KeyError, TypeError, ValueError) as exc:
         raise ProviderError(f"Could not decode Bedrock's {event_type} event ({type(exc).__name__}: {exc})",
                             kind="fatal") from None
-
-
-def _decoder_error(exc: Exception) -> Exception:
-    """A corrupt frame (bad checksum or length) is a broken stream, worth a retry."""
-    if type(exc).__module__ == "botocore.eventstream":
-        return ProviderError(f"Bedrock's event stream was corrupt ({type(exc).__name__}: {exc})", kind="transient")
-    return exc
 
 
 def warm_up() -> None:

@@ -42,6 +42,7 @@ from atomic.core.providers.base import (
     UsageUpdate,
 )
 from atomic.core.providers.errors import classify_status, stream_ended_early
+from atomic.core.providers.sse import data_json
 
 _FINISH_REASONS = {
     "stop": "stop",
@@ -202,12 +203,9 @@ class CompletionsStream:
         if data == "[DONE]":
             self.done = True
             return []
-        if not data:
-            return []
-        try:
-            chunk = json.loads(data)
-        except ValueError:
-            raise ProviderError(f"The server sent data that is not JSON: {data[:200]!r}", kind="fatal") from None
+        if self.done or not data:
+            return []  # the rest of the body is read (the connection goes back to the pool) but not used
+        chunk = data_json(data)
         if not isinstance(chunk, dict):
             return []
         return self.handle(chunk)

@@ -16,10 +16,9 @@ from urllib.parse import quote
 
 from atomic.core.providers import http
 from atomic.core.providers.base import ProviderError, ProviderEvent, StreamRequest
-from atomic.core.providers.errors import classify_error
 from atomic.core.providers.google_request import build_body
 from atomic.core.providers.google_stream import GeminiStream, google_error_text, retry_delay_s
-from atomic.core.providers.sse import iter_sse_data
+from atomic.core.providers.http_stream import HttpCall, stream_http
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
 
@@ -48,26 +47,14 @@ def http_error(status: int, body: bytes, headers: Any, api_key: str | None) -> P
 Prepare = Callable[[], Awaitable[tuple[str, dict[str, str]]]]
 
 
-async def stream_gemini(request: StreamRequest, prepare: Prepare, secret: str | None) -> AsyncIterator[ProviderEvent]:
+def stream_gemini(request: StreamRequest, prepare: Prepare, secret: str | None) -> AsyncIterator[ProviderEvent]:
     """POST the Gemini body and map its SSE chunks (shared with Vertex AI)."""
-    response: Any = None
-    try:
+
+    async def call() -> HttpCall:
         url, headers = await prepare()
-        body = json.dumps(build_body(request)).encode()
-        response = await http.post_stream(request, url, headers, body)
-        if response.status_code != 200:
-            raise http_error(response.status_code, await response.aread(), response.headers, secret)
-        state = GeminiStream()
-        async for data in iter_sse_data(response.aiter_bytes()):
-            for event in state.feed(data):
-                yield event
-        for event in state.finish():
-            yield event
-    except Exception as exc:  # CancelledError / GeneratorExit are BaseException: they pass through
-        raise classify_error(exc, api_key=secret) from exc
-    finally:
-        if response is not None:
-            await http.close(response)
+        return HttpCall(url, headers, json.dumps(build_body(request)).encode())
+
+    return stream_http(request, call, lambda _response: GeminiStream(), http_error, secret)
 
 
 class GoogleGenerativeAIProvider:

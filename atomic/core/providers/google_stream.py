@@ -40,6 +40,7 @@ from atomic.core.providers.base import (
 )
 from atomic.core.providers.errors import classify_status, stream_ended_early
 from atomic.core.providers.google_request import GENERATED_ID_PREFIX
+from atomic.core.providers.sse import data_json
 
 # Why Gemini stopped, in words, for the reasons that end a turn as an error.
 _BLOCKED_REASONS = {
@@ -116,10 +117,7 @@ class GeminiStream:
     def feed(self, data: str) -> list[ProviderEvent]:
         if not data:
             return []
-        try:
-            chunk = json.loads(data)
-        except ValueError:
-            raise ProviderError(f"The server sent data that is not JSON: {data[:200]!r}", kind="fatal") from None
+        chunk = data_json(data)
         if isinstance(chunk, list):  # a JSON array of responses (no alt=sse): the same objects
             return [event for item in chunk if isinstance(item, dict) for event in self.handle(item)]
         return self.handle(chunk) if isinstance(chunk, dict) else []

@@ -21,11 +21,10 @@ from typing import Any
 
 from atomic.core.providers import http
 from atomic.core.providers.base import ProviderError, ProviderEvent, StreamRequest
-from atomic.core.providers.errors import classify_error
+from atomic.core.providers.http_stream import HttpCall, stream_http
 from atomic.core.providers.openai_http import http_error
 from atomic.core.providers.openai_responses import build_body
 from atomic.core.providers.responses_stream import ResponsesStream
-from atomic.core.providers.sse import iter_sse_data
 
 API = "openai-codex-responses"
 DEFAULT_BASE_URL = "https://chatgpt.com/backend-api"
@@ -80,27 +79,22 @@ def codex_error(status: int, body: bytes, headers: Any, api_key: str | None) -> 
     return http_error(status, body, headers, api_key)
 
 
+class CodexResponsesStream(ResponsesStream):
+    """The Responses events, with the endpoint's closing `response.done` read as `response.completed`."""
+
+    def feed(self, data: str) -> list[ProviderEvent]:
+        return super().feed(_as_completed(data))
+
+
 class OpenAICodexResponsesProvider:
     """`Provider` for api "openai-codex-responses"."""
 
-    async def stream(self, request: StreamRequest) -> AsyncIterator[ProviderEvent]:
-        response: Any = None
-        try:
+    def stream(self, request: StreamRequest) -> AsyncIterator[ProviderEvent]:
+        async def call() -> HttpCall:
             body = json.dumps(build_codex_body(request)).encode()
-            response = await http.post_stream(request, codex_url(request.model.base_url), codex_headers(request), body)
-            if response.status_code != 200:
-                raise codex_error(response.status_code, await response.aread(), response.headers, request.api_key)
-            state = ResponsesStream()
-            async for data in iter_sse_data(response.aiter_bytes()):
-                for out in state.feed(_as_completed(data)):
-                    yield out
-            for out in state.finish():
-                yield out
-        except Exception as exc:  # CancelledError / GeneratorExit are BaseException: they pass through
-            raise classify_error(exc, api_key=request.api_key) from exc
-        finally:
-            if response is not None:
-                await http.close(response)
+            return HttpCall(codex_url(request.model.base_url), codex_headers(request), body)
+
+        return stream_http(request, call, lambda _response: CodexResponsesStream(), codex_error, request.api_key)
 
 
 def _as_completed(data: str) -> str:

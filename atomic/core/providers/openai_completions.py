@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from atomic.core.messages import (
@@ -29,11 +29,9 @@ from atomic.core.messages import (
 from atomic.core.models.compat import completions_compat
 from atomic.core.providers.base import ProviderEvent, StreamRequest
 from atomic.core.providers.completions_stream import CompletionsStream
-from atomic.core.providers.errors import classify_error
 from atomic.core.providers.history import from_same_model, normalize_history
-from atomic.core.providers.http import close
-from atomic.core.providers.openai_http import open_stream
-from atomic.core.providers.sse import iter_sse_data
+from atomic.core.providers.http_stream import HttpCall, stream_http
+from atomic.core.providers.openai_http import OPENAI, OpenAIEndpoint, http_error
 from atomic.core.providers.thinking_params import completions_params, default_max_tokens
 
 API = "openai-completions"
@@ -217,34 +215,19 @@ def build_body(request: StreamRequest) -> dict[str, Any]:
 
 
 class OpenAICompletionsProvider:
-    """`Provider` for api "openai-completions" (and, with Azure's opener and stream, Azure's)."""
+    """`Provider` for api "openai-completions" (and, with Azure's endpoint and stream, Azure's)."""
 
     def __init__(
-        self,
-        opener: Callable[[StreamRequest, str, dict[str, Any]], Awaitable[Any]] = open_stream,
-        new_state: Callable[[], CompletionsStream] = CompletionsStream,
+        self, endpoint: OpenAIEndpoint = OPENAI, new_state: Callable[[], CompletionsStream] = CompletionsStream
     ) -> None:
-        self._open = opener
+        self._endpoint = endpoint
         self._new_state = new_state
 
-    async def stream(self, request: StreamRequest) -> AsyncIterator[ProviderEvent]:
-        response: Any = None
-        try:
-            response = await self._open(request, "chat/completions", build_body(request))
-            state = self._new_state()
-            events = iter_sse_data(response.aiter_bytes())
-            async for data in events:
-                for event in state.feed(data):
-                    yield event
-                if state.done:
-                    break
-            # Read to the end of the body (as the SDK did) so the connection goes back to the pool.
-            async for _data in events:
-                pass
-            for event in state.finish():
-                yield event
-        except Exception as exc:  # CancelledError / GeneratorExit are BaseException: they pass through
-            raise classify_error(exc, api_key=request.api_key) from exc
-        finally:
-            if response is not None:
-                await close(response)
+    def stream(self, request: StreamRequest) -> AsyncIterator[ProviderEvent]:
+        endpoint = self._endpoint
+
+        async def call() -> HttpCall:
+            return endpoint.call(request, "chat/completions", build_body(request))
+
+        new_state = self._new_state
+        return stream_http(request, call, lambda _response: new_state(), http_error, endpoint.secret(request))

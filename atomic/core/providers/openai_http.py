@@ -16,11 +16,14 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from atomic.core.providers import http
 from atomic.core.providers.base import ProviderError, StreamRequest
 from atomic.core.providers.completions_stream import error_text
+from atomic.core.providers.http_stream import HttpCall
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 # Local servers (Ollama, llama.cpp) take any key; an empty bearer token would be malformed.
@@ -66,14 +69,18 @@ def http_error(status: int, body: bytes, headers: Any, api_key: str | None) -> P
     return http.status_error(status, raw_message, headers, api_key)
 
 
-async def open_stream(request: StreamRequest, path: str, body: dict[str, Any]) -> Any:
-    """POST the JSON body to the API path; the 200 response to read (the caller closes it)."""
+def openai_call(request: StreamRequest, path: str, body: dict[str, Any]) -> HttpCall:
+    """The request that POSTs the JSON body to the API path."""
     url, headers = endpoint(request, path)
-    response = await http.post_stream(request, url, headers, json.dumps(body).encode())
-    if response.status_code != 200:
-        try:
-            error = http_error(response.status_code, await response.aread(), response.headers, request.api_key)
-        finally:
-            await http.close(response)
-        raise error
-    return response
+    return HttpCall(url, headers, json.dumps(body).encode())
+
+
+@dataclass(frozen=True)
+class OpenAIEndpoint:
+    """Where an OpenAI body goes (OpenAI's own API, Azure's resources) and the secret its errors hide."""
+
+    call: Callable[[StreamRequest, str, dict[str, Any]], HttpCall]
+    secret: Callable[[StreamRequest], str | None]
+
+
+OPENAI = OpenAIEndpoint(openai_call, lambda request: request.api_key)

@@ -9,7 +9,7 @@ Requests are stateless (`store: false`). Reasoning comes back as summaries or re
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from typing import Any
 
 from atomic.core.messages import (
@@ -22,12 +22,10 @@ from atomic.core.messages import (
     UserMessage,
 )
 from atomic.core.providers.base import ProviderEvent, StreamRequest
-from atomic.core.providers.errors import classify_error
 from atomic.core.providers.history import from_same_model, normalize_history
-from atomic.core.providers.http import close
-from atomic.core.providers.openai_http import open_stream
+from atomic.core.providers.http_stream import HttpCall, stream_http
+from atomic.core.providers.openai_http import OPENAI, OpenAIEndpoint, http_error
 from atomic.core.providers.responses_stream import ResponsesStream
-from atomic.core.providers.sse import iter_sse_data
 from atomic.core.providers.thinking_params import default_max_tokens, responses_params
 
 API = "openai-responses"
@@ -204,25 +202,15 @@ def build_body(request: StreamRequest) -> dict[str, Any]:
 
 
 class OpenAIResponsesProvider:
-    """`Provider` for api "openai-responses" (and, with Azure's opener, Azure's)."""
+    """`Provider` for api "openai-responses" (and, with Azure's endpoint, Azure's)."""
 
-    def __init__(
-        self, opener: Callable[[StreamRequest, str, dict[str, Any]], Awaitable[Any]] = open_stream
-    ) -> None:
-        self._open = opener
+    def __init__(self, endpoint: OpenAIEndpoint = OPENAI) -> None:
+        self._endpoint = endpoint
 
-    async def stream(self, request: StreamRequest) -> AsyncIterator[ProviderEvent]:
-        response: Any = None
-        try:
-            response = await self._open(request, "responses", build_body(request))
-            state = ResponsesStream()
-            async for data in iter_sse_data(response.aiter_bytes()):
-                for out in state.feed(data):
-                    yield out
-            for out in state.finish():
-                yield out
-        except Exception as exc:  # CancelledError / GeneratorExit are BaseException: they pass through
-            raise classify_error(exc, api_key=request.api_key) from exc
-        finally:
-            if response is not None:
-                await close(response)
+    def stream(self, request: StreamRequest) -> AsyncIterator[ProviderEvent]:
+        endpoint = self._endpoint
+
+        async def call() -> HttpCall:
+            return endpoint.call(request, "responses", build_body(request))
+
+        return stream_http(request, call, lambda _response: ResponsesStream(), http_error, endpoint.secret(request))

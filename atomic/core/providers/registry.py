@@ -99,7 +99,7 @@ def warm_turn_models() -> None:
     """Build the validators of the message and event models now, in the warm-up thread.
 
     They are built on first use (so start-up does not pay for them), and the first prompt used ten
-    of them on the event loop: ~100 ms before its first delta, the HTTP stack long since warm.
+    of them on the event loop, before its first delta, long after the HTTP stack was warm.
     """
     from pydantic import BaseModel
 

@@ -40,6 +40,7 @@ from atomic.core.providers.base import (
     UsageUpdate,
 )
 from atomic.core.providers.errors import classify_status, stream_ended_early
+from atomic.core.providers.sse import data_json
 
 # Output item types that are valid input items: kept (OpaqueBlock) and sent back with the turn.
 _REPLAYABLE_ITEMS = frozenset(
@@ -112,10 +113,7 @@ class ResponsesStream:
         """Events for one SSE event's data."""
         if not data or data == "[DONE]":
             return []
-        try:
-            event = json.loads(data)
-        except ValueError:
-            raise ProviderError(f"The server sent data that is not JSON: {data[:200]!r}", kind="fatal") from None
+        event = data_json(data)
         if not isinstance(event, dict):
             return []
         return self.handle(event)

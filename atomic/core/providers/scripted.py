@@ -5,6 +5,7 @@ A script is a list of responses, used in order. Each response is a dict:
     {"text": "Hello"}                                   plain reply
     {"thinking": "...", "text": "..."}                  with a thinking block first
     {"toolCalls": [{"name": "bash", "arguments": {...}, "id"?: "call_1"}]}
+    {"toolCalls": [{"name": "read", "argumentsText": "{\"path\": "}]}   the arguments' JSON as streamed, as is
     {"error": "529 overloaded", "kind": "transient"|"overflow"|"auth"|"fatal", "status"?: 529}
     {"match": "regex", ...}                             only used when the last user text matches
     {"matchFirst": "regex", ...}                        only used when the conversation's first user text
@@ -147,7 +148,7 @@ class ScriptedProvider:
             key = f"call{self._call_counter}"
             call_id = call.get("id") or f"call_{self._call_counter}"
             yield pb.ToolCallStart(key, call_id, call["name"])
-            args_text = json.dumps(call.get("arguments", {}))
+            args_text = call["argumentsText"] if "argumentsText" in call else json.dumps(call.get("arguments", {}))
             for piece in _chunks(args_text, max(size, 8)):
                 await pause()
                 yield pb.ToolCallDelta(key, piece)

@@ -1,9 +1,9 @@
 """The provider warm-up: what the first request needs is loaded in a daemon thread, never on the
 event loop.
 
-Loading a provider's modules and building its connection pool costs ~0.1 s of CPU (reading the
-CA bundle, another ~0.05 s, waits for the first `https` request: providers/http_stack.py), and more
-under load, so it never happens on the event loop: `start_warmup(api, warm)`
+Loading a provider's modules and building its connection pool costs a noticeable share of a CPU
+second (docs/performance.md; reading the CA bundle waits for the first `https` request:
+providers/http_stack.py), more under load, so it never happens on the event loop: `start_warmup(api, warm)`
 runs the api's `warm_up` in a daemon thread (a process that exits never waits for it);
 `await wait_warmup(future)` waits for that thread without blocking the loop. The connection pools
 themselves live in `providers/http.py`.

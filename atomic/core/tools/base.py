@@ -143,6 +143,15 @@ class Tool:
     prompt_snippet: str = ""
     # Reads only (never changes files or runs anything): never asked about in any permission mode.
     read_only: bool = False
+    # False for a tool that validates its arguments itself, more fully than its schema says (an
+    # extension tool with a pydantic model): the tool runner then leaves them to it.
+    schema_checked: bool = True
+
+    def prepare_arguments(self, args: dict[str, Any]) -> dict[str, Any]:
+        """The call's arguments in the shape `parameters` names, from a shape the tool also accepts
+        (an older form, a list sent as a JSON string); run before they are checked against the
+        schema. `execute` then gets arguments the schema accepted and checks no types itself."""
+        return args
 
     async def execute(self, call_id: str, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         raise NotImplementedError

@@ -35,15 +35,6 @@ def _format_seconds(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else str(value)
 
 
-def _parse_timeout(args: dict[str, Any]) -> float | None:
-    value = args.get("timeout")
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-        raise ToolError("timeout must be a positive number of seconds")
-    return float(value)
-
-
 class _ThrottledUpdates:
     """Sends the accumulated output to ctx.on_update at most every 100 ms, and flushes the last one."""
 
@@ -98,8 +89,8 @@ class BashTool(Tool):
     parameters = {
         "type": "object",
         "properties": {
-            "command": {"type": "string", "description": "The bash command to run"},
-            "timeout": {"type": "number", "description": "Timeout in seconds (optional, no default)"},
+            "command": {"type": "string", "minLength": 1, "description": "The bash command to run"},
+            "timeout": {"type": "number", "exclusiveMinimum": 0, "description": "Timeout in seconds (optional, no default)"},
             "sandbox": {
                 "type": "boolean",
                 "description": "false asks the user to run this command outside the sandbox (default true)",
@@ -111,13 +102,9 @@ class BashTool(Tool):
     prompt_snippet = "Execute bash commands (ls, git, tests, builds, etc.)"
 
     async def execute(self, call_id: str, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-        command = args.get("command")
-        if not isinstance(command, str) or not command.strip():
-            raise ToolError("command is required")
-        timeout = _parse_timeout(args)
-        sandboxed = args.get("sandbox", True)
-        if not isinstance(sandboxed, bool):
-            raise ToolError("sandbox must be true or false")
+        command: str = args["command"]
+        timeout = float(args["timeout"]) if "timeout" in args else None
+        sandboxed: bool = args.get("sandbox", True)
         capture = SpillingCapture(ctx.session_id, f"atomic-bash-{secrets.token_hex(8)}.log")
         # The output with its colours, for the frontends' cards only (the model gets `capture`).
         display = DisplayTail()

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from atomic.core.tools.base import ToolError
-from atomic.core.tools.edit import parse_edits
+from atomic.core.tools.edit import EditTool, prepare_edits, text_edits
 from atomic.core.tools.edit_diff import EditApplyError, apply_edits, compute_diff, normalize_to_lf, split_bom
 from atomic.core.tools.path_utils import resolve_path
+from atomic.core.tools.schema_check import argument_errors, invalid_arguments_text
 
 # An approval preview reads the file on the UI's loop: past this size it says so instead.
 PREVIEW_MAX_BYTES = 2_000_000
@@ -38,10 +38,11 @@ def preview_change(tool_name: str, args: dict[str, Any], cwd: Path) -> ChangePre
     if tool_name == "write":
         content = args.get("content")
         return ChangePreview(path, exists, new_text=content if isinstance(content, str) else "")
-    try:
-        edits = parse_edits(args)
-    except ToolError as exc:
-        return ChangePreview(path, exists, problem=str(exc))
+    args = prepare_edits(args)
+    errors = argument_errors(EditTool.parameters, args)
+    if errors:
+        return ChangePreview(path, exists, problem=invalid_arguments_text("edit", errors))
+    edits = text_edits(args)
     old = _read(path)
     if old is None:
         # The file cannot be read: still show what would be replaced by what.

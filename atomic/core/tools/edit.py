@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from pathlib import Path
 from typing import Any
@@ -22,36 +23,25 @@ from atomic.core.tools.file_locks import file_mutation_lock
 from atomic.core.tools.path_utils import resolve_path
 from atomic.core.tools.write import write_preserving_mode
 
-_INVALID_INPUT = "Edit tool input is invalid."
 
-
-def parse_edits(args: dict[str, Any]) -> list[TextEdit]:
-    """Read `edits` (a list, or that list as a JSON string) plus the legacy top-level oldText/newText."""
+def prepare_edits(args: dict[str, Any]) -> dict[str, Any]:
+    """`edits` as the list the schema names, from the shapes models also send: the list as a JSON
+    string, or one top-level oldText/newText pair (the older form of the tool)."""
+    args = dict(args)
     raw = args.get("edits")
     if isinstance(raw, str):
-        try:
-            raw = json.loads(raw)
-        except json.JSONDecodeError:
-            raise ToolError(f"{_INVALID_INPUT} edits must be an array of {{oldText, newText}} objects.") from None
-    if raw is None:
-        raw = []
-    if not isinstance(raw, list):
-        raise ToolError(f"{_INVALID_INPUT} edits must be an array of {{oldText, newText}} objects.")
-    items = list(raw)
+        with contextlib.suppress(ValueError):  # not JSON: the schema check says edits must be an array
+            args["edits"] = json.loads(raw)
     if "oldText" in args or "newText" in args:
-        items.append({"oldText": args.get("oldText"), "newText": args.get("newText")})
-    if not items:
-        raise ToolError(f"{_INVALID_INPUT} edits must contain at least one replacement.")
+        pair = {name: args.pop(name) for name in ("oldText", "newText") if name in args}
+        listed = args.get("edits")
+        args["edits"] = [*(listed if isinstance(listed, list) else []), pair]
+    return args
 
-    edits: list[TextEdit] = []
-    for index, item in enumerate(items):
-        if not isinstance(item, dict):
-            raise ToolError(f"{_INVALID_INPUT} edits[{index}] must be an object with oldText and newText.")
-        old_text, new_text = item.get("oldText"), item.get("newText")
-        if not isinstance(old_text, str) or not isinstance(new_text, str):
-            raise ToolError(f"{_INVALID_INPUT} edits[{index}] needs string oldText and newText.")
-        edits.append(TextEdit(old_text, new_text))
-    return edits
+
+def text_edits(args: dict[str, Any]) -> list[TextEdit]:
+    """The replacements of arguments the schema accepted."""
+    return [TextEdit(item["oldText"], item["newText"]) for item in args["edits"]]
 
 
 def _read_text(path: Path, display: str) -> str:
@@ -82,10 +72,11 @@ class EditTool(Tool):
     parameters = {
         "type": "object",
         "properties": {
-            "path": {"type": "string", "description": "Path of the file to edit (relative to the working directory, or absolute)"},
+            "path": {"type": "string", "minLength": 1, "description": "Path of the file to edit (relative to the working directory, or absolute)"},
             "edits": {
                 "type": "array",
                 "description": "Replacements to make, all located in the original file",
+                "minItems": 1,
                 "items": {
                     "type": "object",
                     "properties": {
@@ -102,11 +93,12 @@ class EditTool(Tool):
     }
     prompt_snippet = "Make precise edits to files (replace exact text)"
 
+    def prepare_arguments(self, args: dict[str, Any]) -> dict[str, Any]:
+        return prepare_edits(args)
+
     async def execute(self, call_id: str, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-        raw_path = args.get("path")
-        if not isinstance(raw_path, str) or not raw_path.strip():
-            raise ToolError(f"{_INVALID_INPUT} path is required.")
-        edits = parse_edits(args)
+        raw_path: str = args["path"]
+        edits = text_edits(args)
         path = resolve_path(raw_path, ctx.cwd)
         if ctx.sandbox is not None and (refused := ctx.sandbox.write_refusal(path)):
             raise ToolError(refused)

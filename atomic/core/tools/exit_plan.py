@@ -29,7 +29,7 @@ class ExitPlanTool(Tool):
     )
     parameters = {
         "type": "object",
-        "properties": {"plan": {"type": "string", "description": "The plan, as Markdown"}},
+        "properties": {"plan": {"type": "string", "minLength": 1, "description": "The plan, as Markdown"}},
         "required": ["plan"],
         "additionalProperties": False,
     }
@@ -38,9 +38,9 @@ class ExitPlanTool(Tool):
     read_only = True
 
     async def execute(self, call_id: str, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-        plan = args.get("plan")
-        if not isinstance(plan, str) or not plan.strip():
-            raise ToolError("exit_plan needs the plan as non-empty Markdown")
+        plan: str = args["plan"]
+        if not plan.strip():
+            raise ToolError("exit_plan needs the plan as Markdown; it was blank")
         if ctx.plan_review is None:
             raise ToolError("exit_plan is not available here")
         return await ctx.plan_review.review(call_id, plan.strip())

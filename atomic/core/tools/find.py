@@ -19,12 +19,9 @@ DEFAULT_FIND_LIMIT = 1000
 
 
 def parse_limit(args: dict[str, Any], default: int) -> int:
+    """The `limit` argument (a number, by the schema), at least 1."""
     value = args.get("limit")
-    if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ToolError("limit must be a number")
-    return max(1, int(value))
+    return default if value is None else max(1, int(value))
 
 
 def _subject_regex(pattern: str) -> tuple[re.Pattern[str], bool]:
@@ -122,7 +119,7 @@ class FindTool(Tool):
     parameters = {
         "type": "object",
         "properties": {
-            "pattern": {"type": "string", "description": "Glob pattern to match, e.g. '*.ts' or 'src/**/*.spec.ts'"},
+            "pattern": {"type": "string", "minLength": 1, "description": "Glob pattern to match, e.g. '*.ts' or 'src/**/*.spec.ts'"},
             "path": {"type": "string", "description": "Folder to search in (default: the working directory)"},
             "limit": {"type": "number", "description": f"Maximum number of results (default {DEFAULT_FIND_LIMIT})"},
         },
@@ -132,12 +129,9 @@ class FindTool(Tool):
     prompt_snippet = "Find files by glob pattern (respects .gitignore)"
 
     async def execute(self, call_id: str, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-        pattern = args.get("pattern")
-        if not isinstance(pattern, str) or not pattern:
-            raise ToolError("pattern is required")
+        pattern: str = args["pattern"]
         limit = parse_limit(args, DEFAULT_FIND_LIMIT)
-        raw_path = args.get("path") or "."
-        root = resolve_path(str(raw_path), ctx.cwd)
+        root = resolve_path(args.get("path") or ".", ctx.cwd)
         if not root.exists():
             raise ToolError(f"Path not found: {root}")
         if not root.is_dir():

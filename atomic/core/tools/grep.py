@@ -215,7 +215,7 @@ class GrepTool(Tool):
     parameters = {
         "type": "object",
         "properties": {
-            "pattern": {"type": "string", "description": "Regular expression (or literal text) to search for"},
+            "pattern": {"type": "string", "minLength": 1, "description": "Regular expression (or literal text) to search for"},
             "path": {"type": "string", "description": "File or folder to search (default: the working directory)"},
             "glob": {"type": "string", "description": "Only search files matching this glob, e.g. '*.ts' or 'src/**/*.py'"},
             "ignoreCase": {"type": "boolean", "description": "Case-insensitive search (default false)"},
@@ -229,20 +229,15 @@ class GrepTool(Tool):
     prompt_snippet = "Search file contents for patterns (respects .gitignore)"
 
     async def execute(self, call_id: str, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-        pattern = args.get("pattern")
-        if not isinstance(pattern, str) or not pattern:
-            raise ToolError("pattern is required")
-        context_value = args.get("context")
-        context = int(context_value) if isinstance(context_value, int | float) and context_value > 0 else 0
-        glob = args.get("glob")
         options = GrepOptions(
-            pattern=pattern,
-            root=resolve_path(str(args.get("path") or "."), ctx.cwd),
-            glob=glob if isinstance(glob, str) and glob else None,
-            ignore_case=bool(args.get("ignoreCase")),
-            literal=bool(args.get("literal")),
+            pattern=args["pattern"],
+            root=resolve_path(args.get("path") or ".", ctx.cwd),
+            glob=args.get("glob") or None,
+            ignore_case=args.get("ignoreCase", False),
+            literal=args.get("literal", False),
             limit=parse_limit(args, DEFAULT_GREP_LIMIT),
         )
+        context = max(0, int(args.get("context") or 0))
         if not options.root.exists():
             raise ToolError(f"Path not found: {options.root}")
         refused = ctx.path_guard(options.root)

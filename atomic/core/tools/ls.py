@@ -53,7 +53,7 @@ class LsTool(Tool):
 
     async def execute(self, call_id: str, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         limit = parse_limit(args, DEFAULT_LS_LIMIT)
-        folder = resolve_path(str(args.get("path") or "."), ctx.cwd)
+        folder = resolve_path(args.get("path") or ".", ctx.cwd)
         if not folder.exists():
             raise ToolError(f"Path not found: {folder}")
         if not folder.is_dir():

@@ -41,17 +41,6 @@ def detect_image_mime(head: bytes) -> str | None:
     return None
 
 
-def _optional_int(args: dict[str, Any], key: str, minimum: int) -> int | None:
-    value = args.get(key)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or int(value) != value:
-        raise ToolError(f"{key} must be an integer")
-    if value < minimum:
-        raise ToolError(f"{key} must be at least {minimum}")
-    return int(value)
-
-
 def _image_output(path: Path, data: bytes, mime: str, supports_images: bool) -> ToolOutput:
     text = f"Read image file [{mime}]"
     if not supports_images:
@@ -119,9 +108,9 @@ class ReadTool(Tool):
     parameters = {
         "type": "object",
         "properties": {
-            "path": {"type": "string", "description": "Path of the file to read (relative to the working directory, or absolute)"},
-            "offset": {"type": "number", "description": "Line number to start reading from (1-based)"},
-            "limit": {"type": "number", "description": "Maximum number of lines to read"},
+            "path": {"type": "string", "minLength": 1, "description": "Path of the file to read (relative to the working directory, or absolute)"},
+            "offset": {"type": "integer", "minimum": 1, "description": "Line number to start reading from (1-based)"},
+            "limit": {"type": "integer", "minimum": 1, "description": "Maximum number of lines to read"},
         },
         "required": ["path"],
         "additionalProperties": False,
@@ -129,11 +118,10 @@ class ReadTool(Tool):
     prompt_snippet = "Read file contents (text, or images as attachments)"
 
     async def execute(self, call_id: str, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-        raw_path = args.get("path")
-        if not isinstance(raw_path, str) or not raw_path.strip():
-            raise ToolError("path is required")
-        offset = _optional_int(args, "offset", 1)
-        limit = _optional_int(args, "limit", 1)
+        raw_path: str = args["path"]
+        # The schema lets 3.0 through as an integer.
+        offset = int(args["offset"]) if "offset" in args else None
+        limit = int(args["limit"]) if "limit" in args else None
         path = resolve_read_path(raw_path, ctx.cwd)
         refused = ctx.path_guard(path)
         if refused is not None:

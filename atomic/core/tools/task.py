@@ -36,7 +36,7 @@ class TaskTool(Tool):
             "type": "object",
             "properties": {
                 "description": {"type": "string", "description": "A short (3-5 word) label for the task"},
-                "prompt": {"type": "string", "description": "The whole task for the subagent"},
+                "prompt": {"type": "string", "minLength": 1, "description": "The whole task for the subagent"},
                 "agent": {
                     "type": "string",
                     "enum": [agent.name for agent in agents],
@@ -48,14 +48,11 @@ class TaskTool(Tool):
         }
 
     async def execute(self, call_id: str, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-        prompt = args.get("prompt")
-        if not isinstance(prompt, str) or not prompt.strip():
-            raise ToolError("task needs a non-empty prompt")
-        description = args.get("description")
-        label = description.strip() if isinstance(description, str) and description.strip() else prompt[:40]
-        agent = args.get("agent") or DEFAULT_AGENT
-        if not isinstance(agent, str):
-            raise ToolError("agent must be a string")
+        prompt: str = args["prompt"]
+        if not prompt.strip():
+            raise ToolError("task needs a prompt; it was blank")
+        label = args["description"].strip() or prompt[:40]
+        agent: str = args.get("agent") or DEFAULT_AGENT
         if ctx.subagents is None:
             raise ToolError("Subagents cannot start subagents of their own")
         return await ctx.subagents.run(call_id, agent, prompt, label, ctx.on_update)

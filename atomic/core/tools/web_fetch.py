@@ -139,7 +139,7 @@ class WebFetchTool(Tool):
     prompt_snippet = "Fetch a web page as Markdown"
 
     async def execute(self, call_id: str, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-        url = _check_url(str(args.get("url") or ""))
+        url = _check_url(args["url"])
         try:
             page = await fetch_page(url)
         except ToolError:
@@ -154,9 +154,9 @@ class WebFetchTool(Tool):
         notes += [f"Note: redirected from {a} to another host: {b}" for a, b in page.redirects]
         if page.cut:
             notes.append(f"Note: the page is larger than {format_size(MAX_DOWNLOAD_BYTES)}; only the start was read")
-        prompt = args.get("prompt")
-        if isinstance(prompt, str) and prompt.strip():
-            notes.append(f"Looking for: {prompt.strip()}")
+        prompt = args.get("prompt", "").strip()
+        if prompt:
+            notes.append(f"Looking for: {prompt}")
         truncation = truncate_head(text)
         body = truncation.content
         details: dict[str, Any] = {"url": page.url, "status": page.status, "contentType": page.content_type}

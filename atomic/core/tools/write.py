@@ -64,7 +64,7 @@ class WriteTool(Tool):
     parameters = {
         "type": "object",
         "properties": {
-            "path": {"type": "string", "description": "Path of the file to write (relative to the working directory, or absolute)"},
+            "path": {"type": "string", "minLength": 1, "description": "Path of the file to write (relative to the working directory, or absolute)"},
             "content": {"type": "string", "description": "The complete new content of the file"},
         },
         "required": ["path", "content"],
@@ -73,12 +73,8 @@ class WriteTool(Tool):
     prompt_snippet = "Create or overwrite files"
 
     async def execute(self, call_id: str, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-        raw_path = args.get("path")
-        content = args.get("content")
-        if not isinstance(raw_path, str) or not raw_path.strip():
-            raise ToolError("path is required")
-        if not isinstance(content, str):
-            raise ToolError("content must be a string")
+        raw_path: str = args["path"]
+        content: str = args["content"]
         path = resolve_path(raw_path, ctx.cwd)
         if ctx.sandbox is not None and (refused := ctx.sandbox.write_refusal(path)):
             raise ToolError(refused)
