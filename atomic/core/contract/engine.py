@@ -265,11 +265,11 @@ class Engine:
         """Write the session as one HTML file (slow for long sessions: call it off the event loop).
         Returns the path written. Raises ValueError: an in-memory or empty session."""
         s = self._s
-        return stats.export_html(s.store, s.cwd, s.system_prompt, s.active_tools(), output_path)
+        return stats.export_html(s.store, s.cwd, s.toolset.system_prompt, s.toolset.active_tools(), output_path)
 
     def context_file_paths(self) -> list[Path]:
         """The instruction files (AGENTS.md ...) in the system prompt, global first."""
-        return [f.path for f in self._s.context_files]
+        return [f.path for f in self._s.toolset.context_files]
 
     def commands(self) -> list[CommandInfo]:
         """Every command a user can type besides the frontend's own: extension commands first, then
@@ -277,7 +277,7 @@ class Engine:
         s = self._s
         return [
             *(s.extensions.commands() if s.extensions is not None else ()),
-            *(s.resources.commands() if s.resources is not None else ()),
+            *(s.toolset.resources.commands() if s.toolset.resources is not None else ()),
             *(s.mcp.commands() if s.mcp is not None else ()),
         ]
 

@@ -133,7 +133,8 @@ def _load_resources(session: AgentSession, options: SessionOptions) -> None:
         session.subagents = build_subagents(session, include_project=trusted)
         agents = list(session.subagents.agents.values())
         tools = [TaskTool(agents) if tool.name == "task" else tool for tool in tools]
-    session.install_tools(tools)
+    toolset = session.toolset
+    toolset.install_tools(tools)
     catalog = ResourceCatalog(
         session.cwd,
         session.agent_dir,
@@ -149,20 +150,20 @@ def _load_resources(session: AgentSession, options: SessionOptions) -> None:
     session.startup_warnings.extend(str(d) for d in catalog.diagnostics)
 
     def rebuild() -> str:
-        tools_now = session.active_tools()
+        tools_now = toolset.active_tools()
         return build_system_prompt(
             cwd=session.cwd,
             agent_dir=session.agent_dir,
             tools=[(t.name, t.prompt_snippet or t.description.split("\n")[0]) for t in tools_now],
-            context_files=session.context_files,
+            context_files=toolset.context_files,
             skills=catalog.skills,
             custom_prompt=options.system_prompt,
             append_prompts=options.append_system_prompt,
-            read_tool_active="read" in session.active_tool_names,
+            read_tool_active="read" in toolset.active_tool_names,
             include_project=session.trust.trusted,
         )
 
-    session.use_resources(catalog, context_files, rebuild)
+    toolset.use_resources(catalog, context_files, rebuild)
 
 
 async def create_session(options: SessionOptions) -> AgentSession:
