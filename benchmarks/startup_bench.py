@@ -1,6 +1,6 @@
 """Start-up in-process: open an engine and answer what `get_state` needs, in fresh processes.
 
-Run: .venv/bin/python benchmarks/startup_bench.py [--runs 21] [--src DIR] [--callgrind]
+Run: .venv/bin/python benchmarks/startup_bench.py [--runs 21] [--src DIR] [--callgrind] [--pi PATH]
 
 Each run is a fresh interpreter that, like the command line, skips pydantic's plugin scan and then
 opens an engine through the contract (no session file, an agent
@@ -11,6 +11,11 @@ dir with one models.json provider, an empty project folder) and asks `state()` a
 - which optional subsystems got imported (the extension runtime, the MCP configuration and manager);
 - with --callgrind (valgrind installed): instructions executed, once per checkout. Unlike time,
   this does not move with the machine's load, so small start-up changes show on a busy machine.
+- with --pi (pi's `pi` command, installed apart from the project, e.g. `npm install
+  @mariozechner/pi-coding-agent@0.73.1` in /tmp/pi, then --pi /tmp/pi/node_modules/.bin/pi): the
+  whole RPC start, `atomic --mode rpc` and `pi --mode rpc` with the same flags and models.json,
+  from spawn to the answer of the first `get_state` (wall, and the process's CPU), runs
+  alternating, and Atomic's ratio to pi (issue 22's target: <= 0.25x).
 Bytecode caches are written first (a run without them compiles every module and measures that).
 """
 
@@ -24,6 +29,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 CODE = """
@@ -37,7 +43,8 @@ from atomic.core.engine.options import SessionOptions
 async def main() -> None:
     engine = await open_engine(SessionOptions(cwd=Path.cwd(), no_session=True))
     engine.state()
-    engine.trust.status(with_skipped=True)
+    # An older tree (--src) may predate the views: its Engine answers `trust_status` itself.
+    (getattr(engine, "trust_status", None) or engine.trust.status)(with_skipped=True)
 
 asyncio.run(main())
 watched = ("atomic.core.extensions.runtime", "atomic.core.mcp.config", "atomic.core.mcp.manager")
@@ -77,13 +84,61 @@ def instructions(env: dict[str, str], cwd: Path) -> int | None:
     return int(found.group(1)) if found else None
 
 
+RPC_FLAGS = ["--mode", "rpc", "--provider", "bench", "--model", "bench-model", "--no-session", "--no-tools"]
+
+
+def rpc_first_state(program: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:
+    """Spawn -> the first `get_state` answer of an RPC agent: (wall ms, CPU ms of the whole run)."""
+    start = time.perf_counter()
+    p = subprocess.Popen([*program, *RPC_FLAGS], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, env=env, cwd=cwd)
+    assert p.stdin and p.stdout
+    p.stdin.write(b'{"id": "s0", "type": "get_state"}\n')
+    p.stdin.flush()
+    for raw in p.stdout:
+        line = json.loads(raw)
+        if line.get("type") == "response" and line.get("id") == "s0":
+            break
+    wall = (time.perf_counter() - start) * 1000
+    p.stdin.close()
+    _, _, usage = os.wait4(p.pid, 0)
+    p.returncode = 0
+    return wall, (usage.ru_utime + usage.ru_stime) * 1000
+
+
+def beside_pi(pi: str, agent: Path, cwd: Path, runs: int, src: str | None) -> None:
+    env = dict(os.environ, ATOMIC_CODING_AGENT_DIR=str(agent), PI_CODING_AGENT_DIR=str(agent))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    atomic = [sys.executable, "-m", "atomic"]
+    agents = {"Atomic": (atomic, env), "pi": ([pi], env)}
+    if src:
+        agents["src"] = (atomic, dict(env, PYTHONPATH=src))
+    figures: dict[str, list[tuple[float, float]]] = {name: [] for name in agents}
+    for program, program_env in agents.values():
+        rpc_first_state(program, program_env, cwd)  # caches (bytecode, Node's compile cache) written once
+    for _ in range(runs):
+        for name, (program, program_env) in agents.items():
+            figures[name].append(rpc_first_state(program, program_env, cwd))
+    walls = {name: statistics.median(w for w, _ in values) for name, values in figures.items()}
+    for name, values in figures.items():
+        print(f"{name}: spawn -> first get_state {walls[name]:.0f} ms wall, median of {len(values)} "
+              f"(CPU of the whole run, the warm-up after that answer included: "
+              f"{statistics.median(c for _, c in values):.0f} ms)")
+    for name in agents:
+        if name != "pi":
+            print(f"{name} / pi: {walls[name] / walls['pi']:.2f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=21)
     parser.add_argument("--src", help="also run this checkout (PYTHONPATH), alternating with this one")
     parser.add_argument("--callgrind", action="store_true", help="count instructions with valgrind")
+    parser.add_argument("--pi", help="also time the RPC start beside this `pi` command (see above)")
     args = parser.parse_args()
     agent, cwd = folders()
+    if args.pi:
+        beside_pi(args.pi, agent, cwd, args.runs, args.src)
     variants = {"this": env_for(agent, None)}
     if args.src:
         variants["src"] = env_for(agent, args.src)

@@ -251,12 +251,12 @@ async def bench_streaming(kb: int) -> None:
             await pilot.pause()
             probe = FrameProbe(app)
             started = time.perf_counter()
-            await app.session.prompt("write a long answer")
+            await app.engine.prompt("write a long answer")
             stop = asyncio.Event()
             lags: list[float] = []
             typing = asyncio.create_task(probe.type_keys(stop))
             lagging = asyncio.create_task(loop_lag(stop, lags))
-            while app.session.is_streaming:
+            while app.engine.is_streaming:
                 await asyncio.sleep(0.05)
             stream_s = time.perf_counter() - started
             stop.set()

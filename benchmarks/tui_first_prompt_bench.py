@@ -131,7 +131,7 @@ async def child_run(provider: str, delay: float, interval: float) -> dict[str, A
         app = AtomicApp(options, cursor_blink=False)
         async with app.run_test(size=(120, 35)) as pilot:
             await pilot.pause()
-            engine = app.session
+            engine = app.engine
             assert engine is not None
             marks: dict[str, float] = {}
             ended = asyncio.Event()

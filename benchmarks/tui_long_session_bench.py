@@ -14,7 +14,7 @@ Method (in process, `App.run_test` headless at 120x35, the scripted provider, a 
 - The same turns in CPU time of the process (time.process_time), which other load on the machine
   does not inflate the way it does wall time.
 - Key echo: ten times over the session (after every tenth of the turns: 30, 60, ... 300), one more reply
-  streams slowly (16-char chunks, 2 ms apart) while a key is posted every 40 ms; the time from the key to
+  streams slowly (8-char chunks, 8 ms apart) while a key is posted every 40 ms; the time from the key to
   the first frame in which the editor holds it. About ten keys a sample, so the p95 is over ~100 keys
   from a fresh transcript to the longest one. These replies are not timed as turns.
 - RSS: VmRSS after turn 30 and after the last turn (a full collection first, both times).
@@ -73,8 +73,8 @@ def script(turns: int) -> list[dict[str, Any]]:
             entries.append({"toolCalls": [call]})
         entries.append({"text": reply(turn), "chunkSize": 64})
         if turn % echo_every(turns) == 0:
-            # Streams for about half a second: time for ten keys.
-            entries.append({"text": "x " * 1500 + f"echo-{turn}", "chunkSize": 16, "delayMs": 2})
+            # Streams for about half a second (time for ten keys), yet adds only ~500 bytes to the context.
+            entries.append({"text": "x " * 250 + f"echo-{turn}", "chunkSize": 8, "delayMs": 8})
     return entries
 
 
@@ -84,8 +84,8 @@ async def echo_sample(app: Any, probe: FrameProbe) -> int:
     stop = asyncio.Event()
     app.editor.clear_all()
     typing = asyncio.create_task(probe.type_keys(stop))
-    await app.session.prompt("one more, slowly")
-    while app.session.is_streaming:
+    await app.engine.prompt("one more, slowly")
+    while app.engine.is_streaming:
         await asyncio.sleep(0.05)
     stop.set()
     await typing
@@ -133,9 +133,9 @@ class TurnTimer:
     def _turn_shown(self) -> bool:
         app = self.app
         return (
-            not app.session.is_streaming
+            not app.engine.is_streaming
             and not app.working.has_class("-active")
-            and (app.session.last_assistant_text() or "").endswith(self.waiting_for or "\0")
+            and (app.engine.last_assistant_text() or "").endswith(self.waiting_for or "\0")
         )
 
     async def turn(self, prompt: str, marker: str) -> float:

@@ -11,7 +11,7 @@ import ast
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -287,15 +287,17 @@ def _any_typed_sessions(path: Path, rel: str) -> Iterator[str]:
                 yield f"{rel}: {name}"
 
 
+def _found_in(frontends: tuple[str, ...], finder: Callable[[Path, str], Iterator[str]]) -> set[str]:
+    return {hit for frontend in frontends for path in (PACKAGE / frontend).rglob("*.py") for hit in finder(path, _rel(path))}
+
+
 KNOWN_ANY_SESSIONS: set[str] = set()
 
 
 def test_no_session_or_engine_is_typed_any_in_the_frontends() -> None:
     """Frontends see a typed engine: no parameter, attribute, variable or return in atomic/tui or atomic/rpc whose
     name holds "session" or "engine" is annotated `Any`."""
-    found = {hit for frontend in ("tui", "rpc") for path in (PACKAGE / frontend).rglob("*.py")
-             for hit in _any_typed_sessions(path, _rel(path))}
-    assert found == KNOWN_ANY_SESSIONS
+    assert _found_in(("tui", "rpc"), _any_typed_sessions) == KNOWN_ANY_SESSIONS
 
 
 def test_the_any_finder_sees_every_kind_of_annotation(tmp_path: Path) -> None:
@@ -312,6 +314,56 @@ def test_the_any_finder_sees_every_kind_of_annotation(tmp_path: Path) -> None:
     )
     hits = {hit.split(": ", 1)[1] for hit in _any_typed_sessions(sample, "sample.py")}
     assert hits == {"f(session)", "f(engine)", "get_session() -> Any", "session"}
+
+
+def _is_any_sink(node: ast.AST) -> bool:
+    """`Callable[[Any], None]` (also written `collections.abc.Callable`, `typing.Callable` or as a string)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str) and "Callable" in node.value:
+        try:
+            node = ast.parse(node.value, mode="eval").body
+        except SyntaxError:
+            return False
+    if not isinstance(node, ast.Subscript):
+        return False
+    callee = node.value
+    name = callee.id if isinstance(callee, ast.Name) else callee.attr if isinstance(callee, ast.Attribute) else ""
+    params = node.slice
+    if name != "Callable" or not isinstance(params, ast.Tuple) or len(params.elts) != 2:
+        return False
+    args, returns = params.elts
+    return (isinstance(args, ast.List) and len(args.elts) == 1 and _is_any(args.elts[0])
+            and isinstance(returns, ast.Constant) and returns.value is None)
+
+
+def _any_sinks(path: Path, rel: str) -> Iterator[str]:
+    for node in ast.walk(_parse(path)):
+        if isinstance(node, ast.expr) and _is_any_sink(node):
+            yield f"{rel}:{node.lineno}"
+
+
+KNOWN_ANY_SINKS: set[str] = set()
+
+
+def test_no_callable_taking_any_in_the_tui_or_acp() -> None:
+    """Events, updates and results are handed on typed: no `Callable[[Any], None]` in atomic/tui or atomic/acp."""
+    assert _found_in(("tui", "acp"), _any_sinks) == KNOWN_ANY_SINKS
+
+
+def test_the_any_sink_finder_sees_each_spelling(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text(
+        "import typing\n"
+        "from collections.abc import Callable\n"
+        "from typing import Any\n"
+        "a: Callable[[Any], None]\n"
+        "b: 'Callable[[Any], None]'\n"
+        "c: typing.Callable[[typing.Any], None]\n"
+        "d: Callable[[int], None]\n"
+        "e: Callable[[Any], int]\n"
+        "f: Callable[[Any, Any], None]\n",
+        encoding="utf-8",
+    )
+    assert [int(hit.rsplit(":", 1)[1]) for hit in _any_sinks(sample, "sample.py")] == [4, 5, 6]
 
 
 # ------------------------------------------------------------------------------------------ no getattr

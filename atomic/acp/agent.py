@@ -37,6 +37,8 @@ from atomic.acp.rewind_commands import rewind_command
 from atomic.acp.session_bridge import SessionBridge
 from atomic.acp.ui_dialogs import AcpDialogs
 from atomic.core.contract import (
+    COMPACT,
+    NAME,
     Engine,
     PromptRejected,
     SessionOptions,
@@ -252,14 +254,14 @@ class AtomicAcpAgent:
     async def _builtin_command(self, bridge: SessionBridge, text: str) -> bool:
         engine: Engine = bridge.engine
         word, _, rest = text.strip().partition(" ")
-        if word == "/compact":
+        if word == f"/{COMPACT.name}":
             try:
                 await engine.compact()
             except Exception as exc:
                 raise internal_error(str(exc)) from exc
             bridge.send_usage()
             return True
-        if word == "/name" and rest.strip():
+        if word == f"/{NAME.name}" and rest.strip():
             engine.sessions.set_session_name(rest.strip())
             return True
         if (reply := await rewind_command(engine, word, rest)) is not None:

@@ -12,9 +12,32 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Literal
 
 from acp import helpers
+from acp.schema import (
+    AgentMessageChunk,
+    AgentPlanContentUpdate,
+    AgentPlanRemovedUpdate,
+    AgentPlanUpdate,
+    AgentThoughtChunk,
+    AvailableCommandsUpdate,
+    ConfigOptionUpdate,
+    CurrentModeUpdate,
+    SessionInfoUpdate,
+    ToolCallProgress,
+    ToolCallStart,
+    UsageUpdate,
+    UserMessageChunk,
+)
+
+# What one `session/update` notification carries (the client connection's `session_update` accepts these).
+SessionUpdate = (
+    UserMessageChunk | AgentMessageChunk | AgentThoughtChunk | ToolCallStart | ToolCallProgress | AgentPlanUpdate
+    | AgentPlanContentUpdate | AgentPlanRemovedUpdate | AvailableCommandsUpdate | CurrentModeUpdate
+    | ConfigOptionUpdate | SessionInfoUpdate | UsageUpdate
+)
+SendUpdate = Callable[[SessionUpdate], None]
 
 ChunkKind = Literal["text", "thought"]
 # One chunk per 25 ms at most: smooth for the eye, and a long answer stays a few hundred updates.
@@ -22,7 +45,7 @@ CHUNK_INTERVAL_S = 0.025
 
 
 class ChunkCoalescer:
-    def __init__(self, emit: Callable[[Any], None], interval_s: float = CHUNK_INTERVAL_S) -> None:
+    def __init__(self, emit: SendUpdate, interval_s: float = CHUNK_INTERVAL_S) -> None:
         self._emit = emit
         self._interval_s = interval_s
         self._kind: ChunkKind | None = None

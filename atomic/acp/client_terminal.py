@@ -18,6 +18,7 @@ from typing import Any
 from acp import helpers
 from acp.schema import EnvVariable
 
+from atomic.acp.chunks import SendUpdate
 from atomic.core.contract import TerminalRun
 
 POLL_S = 0.2
@@ -26,7 +27,7 @@ OUTPUT_BYTE_LIMIT = 4 * 1024 * 1024
 
 
 class ClientTerminal:
-    def __init__(self, conn: Any, session_id: str, send: Callable[[Any], None]) -> None:
+    def __init__(self, conn: Any, session_id: str, send: SendUpdate) -> None:
         self.conn = conn
         self.session_id = session_id
         self.send = send

@@ -28,7 +28,7 @@ from acp.schema import (
     UsageUpdate,
 )
 
-from atomic.acp.chunks import ChunkCoalescer
+from atomic.acp.chunks import ChunkCoalescer, SessionUpdate
 from atomic.acp.client_terminal import ClientTerminal
 from atomic.acp.config import config_options
 from atomic.acp.rewind_commands import REWIND_COMMANDS
@@ -41,13 +41,13 @@ from atomic.acp.tool_view import (
     tool_title,
 )
 from atomic.core import events as ev
-from atomic.core.contract import ApprovalRequest, Decision, Engine, needs_approval
+from atomic.core.contract import FRONTEND_COMMANDS, ApprovalRequest, Decision, Engine, needs_approval
 from atomic.core.messages import AssistantMessage
 
-# Built-in slash commands an editor can offer; the rest come from templates, skills and extensions.
+# Built-in slash commands an editor can offer (those of every frontend, then ACP's own); the rest come from
+# templates, skills and extensions.
 BUILTIN_COMMANDS: tuple[tuple[str, str], ...] = (
-    ("compact", "Compact the conversation to free context"),
-    ("name", "Name this session: /name <name>"),
+    *((command.name, command.description) for command in FRONTEND_COMMANDS),
     ("mcp", "MCP servers and their state; /mcp reconnect <name> restarts one"),
     *REWIND_COMMANDS,
 )
@@ -101,7 +101,7 @@ class SessionBridge:
         self.engine = engine
         self.session_id = session_id
         self.cwd = Path(engine.cwd)
-        self._queue: asyncio.Queue[Any] = asyncio.Queue()
+        self._queue: asyncio.Queue[SessionUpdate] = asyncio.Queue()
         self._chunks = ChunkCoalescer(self._queue.put_nowait)
         self._tasks: set[asyncio.Task[Any]] = set()
         # Set when bash runs in the client's terminals: those calls show the terminal, not text.
@@ -125,7 +125,7 @@ class SessionBridge:
             finally:
                 self._queue.task_done()
 
-    def send(self, update: Any) -> None:
+    def send(self, update: SessionUpdate) -> None:
         self._chunks.flush()  # text streamed before this update is sent before it
         self._queue.put_nowait(update)
 
@@ -177,32 +177,28 @@ class SessionBridge:
     def _on_event(self, event: ev.Event) -> None:
         if event.parent_tool_call_id is not None:
             return  # a subagent's events: its `task` tool call streams them as content
-        if isinstance(event, ev.MessageUpdate):
-            self._on_delta(event.assistant_message_event)
-        elif isinstance(event, ev.MessageEnd) and isinstance(event.message, AssistantMessage):
-            self.send_usage()
-        elif isinstance(event, ev.ToolExecutionStart):
-            self._on_tool_start(event)
-        elif isinstance(event, ev.ToolExecutionUpdate):
-            if self.terminal is not None and self.terminal.terminal_of(event.tool_call_id) is not None:
-                return  # the client's terminal shows the output live
-            output = result_text(event.partial_result)[-_STREAMED_OUTPUT_LIMIT:]
-            self.send(helpers.update_tool_call(event.tool_call_id, status="in_progress",
-                                               content=text_content(output)))
-        elif isinstance(event, ev.ToolExecutionEnd):
-            self._on_tool_end(event)
-        elif isinstance(event, ev.TodoUpdate):
-            self.send(plan_update(event.todos))
-        elif isinstance(event, ev.SessionInfoChanged):
-            self.send(SessionInfoUpdate(session_update="session_info_update", title=event.name))
-        elif isinstance(event, ev.PermissionModeChanged):
-            self.send(CurrentModeUpdate(session_update="current_mode_update",
-                                        current_mode_id=event.mode))
-            self.send_config()
-        elif isinstance(event, ev.ModelChanged | ev.ThinkingLevelChanged):
-            self.send_config()
-        elif isinstance(event, ev.AgentSettled) and self._settled is not None and not self._settled.done():
-            self._settled.set_result(None)
+        match event:
+            case ev.MessageUpdate():
+                self._on_delta(event.assistant_message_event)
+            case ev.MessageEnd(message=AssistantMessage()):
+                self.send_usage()
+            case ev.ToolExecutionStart():
+                self._on_tool_start(event)
+            case ev.ToolExecutionUpdate():
+                self._on_tool_update(event)
+            case ev.ToolExecutionEnd():
+                self._on_tool_end(event)
+            case ev.TodoUpdate():
+                self.send(plan_update(event.todos))
+            case ev.SessionInfoChanged():
+                self.send(SessionInfoUpdate(session_update="session_info_update", title=event.name))
+            case ev.PermissionModeChanged():
+                self.send(CurrentModeUpdate(session_update="current_mode_update", current_mode_id=event.mode))
+                self.send_config()
+            case ev.ModelChanged() | ev.ThinkingLevelChanged():
+                self.send_config()
+            case ev.AgentSettled() if self._settled is not None and not self._settled.done():
+                self._settled.set_result(None)
 
     def _on_delta(self, delta: ev.AssistantMessageEvent) -> None:
         if not delta.delta:
@@ -224,6 +220,12 @@ class SessionBridge:
         ))
         if not needs_approval(self.engine.permission_mode, event.tool_name):
             self.send(helpers.update_tool_call(event.tool_call_id, status="in_progress"))
+
+    def _on_tool_update(self, event: ev.ToolExecutionUpdate) -> None:
+        if self.terminal is not None and self.terminal.terminal_of(event.tool_call_id) is not None:
+            return  # the client's terminal shows the output live
+        output = result_text(event.partial_result)[-_STREAMED_OUTPUT_LIMIT:]
+        self.send(helpers.update_tool_call(event.tool_call_id, status="in_progress", content=text_content(output)))
 
     def _on_tool_end(self, event: ev.ToolExecutionEnd) -> None:
         change = event.file_change

@@ -367,7 +367,7 @@ class SettingsManager:
         self.errors: list[str] = []
         self._global: dict[str, Any] = {}
         self._project: dict[str, Any] = {}
-        self.settings = Settings()
+        self.settings: Settings  # set by reload, which validates the files once
         self.reload()
 
     def _read(self, path: Path) -> dict[str, Any]:

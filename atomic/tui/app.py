@@ -6,6 +6,7 @@ import gc
 import re
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, ClassVar, cast
 
 from textual import events
@@ -28,13 +29,14 @@ from atomic.tui.editor import PromptEditor, split_pastes
 from atomic.tui.events_bridge import EventBridge
 from atomic.tui.extension_ui import ExtensionUiPresenter
 from atomic.tui.find_bar import FindBar
-from atomic.tui.footer import ExtensionWidgets, QueuePanel, StatusFooter, WorkingIndicator, sandbox_label
+from atomic.tui.footer import ExtensionWidgets, QueuePanel, StatusFooter, WorkingIndicator
 from atomic.tui.formatting import read_git_branch, tilde
 from atomic.tui.host import AppHost
 from atomic.tui.input_flow import InputFlow, session_prompts
 from atomic.tui.keybindings import APP_KEYS, KeyTable, load_overrides, register_legacy_sequences
 from atomic.tui.main_screen import MainScreen
 from atomic.tui.renderer import ConversationRenderer
+from atomic.tui.status import StatusRecord, model_status, read_status
 from atomic.tui.theme import DARK, LIGHT, setting_for_theme, theme_name_for
 from atomic.tui.todo_panel import TodoPanel
 
@@ -251,37 +253,16 @@ class AtomicApp(AppHost):
         self.apply_settings()
 
     def after_state_change(self) -> None:
-        """Refresh everything that shows engine state (after a command, a screen or an event)."""
-        engine = self.engine
-        if engine is None:
+        """Read the status record afresh and apply the settings (after a command, a screen or a run)."""
+        if self.engine is None:
             return
-        self.footer.set_location(engine.cwd, self.git_branch, engine.session_name)
-        self.footer.set_sandbox(sandbox_label(engine.sandbox_status()))
-        self.refresh_model()
-        self.footer.set_stats(engine.session_stats())
-        self.refresh_permission_mode()
-        queue = engine.queue()
-        self.queue_panel.set_queue(list(queue.steering), [*queue.follow_up, *self.input_flow.after_compaction])
+        self.status = read_status(self.engine, self.git_branch, self.input_flow.after_compaction)
         self.apply_settings()
 
-    def refresh_permission_mode(self) -> None:
-        mode = self.engine.permission_mode
-        self.footer.set_permission_mode(mode)
-        self.editor.set_class(mode == "yolo", "-yolo")
-
-    def refresh_model(self) -> None:
-        engine = self.engine
-        model = engine.models.model
-        providers = {m.provider for m in engine.models.available_models()}
-        self.footer.set_model(
-            model.provider if model else None,
-            model.id if model else None,
-            engine.models.thinking_level,
-            bool(model and model.reasoning),
-            len(providers) > 1,
-            has_key=model is None or engine.models.has_auth(model),
-        )
-        self.editor.set_thinking_level(engine.models.thinking_level if model and model.reasoning else "off")
+    def watch_status(self, status: StatusRecord) -> None:
+        model = status.model
+        self.editor.set_thinking_level(model.thinking_level if model.reasoning else "off")
+        self.editor.set_class(status.permission_mode == "yolo", "-yolo")
 
     def show_startup(self) -> None:
         engine = self.engine
@@ -489,7 +470,7 @@ class AtomicApp(AppHost):
             return
         self.engine.models.set_thinking_level(level, persist=True)
         self.notify(f"Thinking level: {before} → {level}")
-        self.refresh_model()
+        self.status = replace(self.status, model=model_status(self.engine))
 
     # ------------------------------------------------------------------ transcript (keyboard)
 
@@ -526,7 +507,7 @@ class AtomicApp(AppHost):
         before = self.engine.permission_mode
         mode = next_mode(before)
         self.engine.set_permission_mode(mode, persist=True)
-        self.refresh_permission_mode()
+        self.status = replace(self.status, permission_mode=self.engine.permission_mode)
         self.notify(f"Permission mode: {before} → {mode} (saved) · f2 again: {next_mode(mode)}")
 
     def action_toggle_thinking(self) -> None:

@@ -1,8 +1,9 @@
-"""The editor's cursor stops blinking after a few quiet seconds and starts again at the next key.
+"""The editor's cursor blinks after a key and stops blinking after a few quiet seconds.
 
 Each blink redraws the cursor's line, ~2 frames a second for as long as the app is open: most of
 what an idle app costs. A caret that rests after a while (as Windows' caret timeout and GTK's
-cursor-blink-timeout do) leaves an idle app drawing nothing; the cursor stays visible.
+cursor-blink-timeout do) leaves an idle app drawing nothing; the cursor stays visible. An app just
+opened has had no key yet, so its cursor starts at rest: opened and left alone, it draws nothing.
 """
 
 from __future__ import annotations
@@ -24,9 +25,10 @@ class BlinkTimeout:
         self.timer: Timer | None = None
 
     def start(self) -> None:
-        """Call once the area's `cursor_blink` says whether the user wants a blinking cursor."""
+        """Call once the area's `cursor_blink` says whether the user wants a blinking cursor; the
+        cursor rests (shown, not blinking) until the first key."""
         self.enabled = self.area.cursor_blink
-        self.touch()
+        self.area.cursor_blink = False
 
     def touch(self) -> None:
         """A key: blinking resumes (if it had rested) and the quiet period starts over."""

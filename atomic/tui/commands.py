@@ -1,5 +1,6 @@
-"""Built-in slash commands: declared once in `COMMANDS` (name, description, handler, the screen it opens),
-which feeds completion, the command palette and dispatch.
+"""Built-in slash commands: each declared once, by `@slash` on the method that runs it; the declarations
+(`COMMANDS`) feed completion, the command palette and its help, and dispatch. `/compact` and `/name`, which
+every frontend offers, are declared on the engine side (atomic.core.frontend_commands) and passed in.
 
 A command that opens a screen pushes it with a callback: the screen dismisses with a typed result (or
 None) and the callback here applies it through the engine, then refreshes the chrome.
@@ -15,11 +16,11 @@ from typing import TYPE_CHECKING, TypeVar
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.screen import Screen
 
+from atomic.core.frontend_commands import COMPACT, NAME, FrontendCommand  # plain records: cheap at start-up
 from atomic.tui.host import AppHost
 from atomic.tui.session_commands import diff_command, retry_command
 
 if TYPE_CHECKING:
-    from atomic.core.contract import SessionStats
     from atomic.tui.rewind_flow import RewindFlow
     from atomic.tui.screens.login_screen import LoginChoice
     from atomic.tui.screens.model_picker import ModelChoice
@@ -28,34 +29,33 @@ if TYPE_CHECKING:
     from atomic.tui.screens.tree_screen import TreeChoice
 
 R = TypeVar("R")
+Handler = Callable[["SlashCommands", str], Awaitable[None]]
 
 
-def session_info_text(stats: SessionStats, name: str | None) -> str:
-    tokens = stats.tokens
-    lines = ["Session Info", ""]
-    if name:
-        lines.append(f"Name: {name}")
-    lines += [
-        f"File: {stats.session_file or 'In-memory'}",
-        f"ID: {stats.session_id}",
-        "",
-        "Messages",
-        f"  User: {stats.user_messages}",
-        f"  Assistant: {stats.assistant_messages}",
-        f"  Tool Calls: {stats.tool_calls}",
-        f"  Tool Results: {stats.tool_results}",
-        f"  Total: {stats.total_messages}",
-        "",
-        "Tokens",
-        f"  Input: {tokens.input:,}",
-        f"  Output: {tokens.output:,}",
-        f"  Cache Read: {tokens.cache_read:,}",
-        f"  Cache Write: {tokens.cache_write:,}",
-        f"  Total: {tokens.total:,}",
-        "",
-        f"Cost: ${stats.cost:.4f}",
-    ]
-    return "\n".join(lines)
+@dataclass(frozen=True)
+class SlashCommand:
+    """One built-in command: what completion, the palette and its help show, and the method that runs it."""
+
+    name: str
+    description: str
+    run: Handler
+
+
+# Filled by `@slash` while the class below is defined: the order of its methods is the order completion and
+# the palette show the commands in.
+_DECLARED: list[SlashCommand] = []
+
+
+def slash(name: str | FrontendCommand, description: str = "") -> Callable[[Handler], Handler]:
+    """Declare the method below as the built-in `/name`; a command every frontend offers is passed as its
+    engine-side declaration (atomic.core.frontend_commands), which brings its description."""
+    named = name if isinstance(name, FrontendCommand) else FrontendCommand(name, description)
+
+    def declare(handler: Handler) -> Handler:
+        _DECLARED.append(SlashCommand(named.name, named.description, handler))
+        return handler
+
+    return declare
 
 
 class SlashCommands:
@@ -74,8 +74,6 @@ class SlashCommands:
             return False
         await BY_NAME[parts[0]].run(self, parts[1].strip() if len(parts) > 1 else "")
         return True
-
-    # ------------------------------------------------------------------ screens and their results
 
     def _push(
         self, name: str, make: Callable[[], Screen[R | None]], apply: Callable[[R], Awaitable[None]] | None = None
@@ -101,6 +99,12 @@ class SlashCommands:
 
         app.push_screen(screen, done)
 
+    @slash("model", "Select a model (ctrl+l)")
+    async def _model(self, args: str) -> None:
+        if args and self._switch_model_directly(args):
+            return
+        self.open_model_picker(args)
+
     def open_model_picker(self, query: str = "") -> None:
         from atomic.tui.screens.model_picker import ModelPickerScreen
 
@@ -110,25 +114,6 @@ class SlashCommands:
         # An interactive choice becomes the default for the next start, as in pi.
         chosen = self.app.engine.models.set_model(choice.provider, choice.model_id, persist=True)
         self.app.notify(f"Model: {chosen.provider}/{chosen.id}")
-
-    def open_session_picker(self) -> None:
-        from atomic.tui.screens.session_picker import SessionPickerScreen
-
-        self._push("resume", lambda: SessionPickerScreen(self.app.engine), self._session_chosen)
-
-    async def _session_chosen(self, choice: SessionChoice) -> None:
-        if await self.app.engine.sessions.switch_session(choice.path):
-            self.app.notify(f"Resumed: {choice.title}")
-            recovery = self.app.engine.state().session_recovery
-            if recovery is not None:
-                self.app.renderer.note(recovery.message, "warning")
-        else:
-            self.app.notify("Session switch cancelled by an extension")
-
-    async def _model(self, args: str) -> None:
-        if args and self._switch_model_directly(args):
-            return
-        self.open_model_picker(args)
 
     def _switch_model_directly(self, term: str) -> bool:
         """`/model <term>`: switch when exactly one available model is `id` or `provider/id`."""
@@ -148,6 +133,7 @@ class SlashCommands:
         self.app.notify(f"Switched to {model.name or model.id}")
         return True
 
+    @slash("thinking", "Select the thinking level (f3 cycles)")
     async def _thinking(self, _args: str) -> None:
         from atomic.tui.screens.thinking_picker import ThinkingPickerScreen
 
@@ -157,6 +143,7 @@ class SlashCommands:
         result = self.app.engine.models.set_thinking_level(level, persist=True)
         self.app.notify(f"Thinking level: {result.level}")
 
+    @slash("settings", "Open settings")
     async def _settings(self, _args: str) -> None:
         from atomic.tui.screens.settings_screen import SettingsScreen
 
@@ -167,9 +154,89 @@ class SlashCommands:
         if text:
             self.app.notify(text)
 
+    @slash("hotkeys", "Show keyboard shortcuts")
+    async def _hotkeys(self, _args: str) -> None:
+        from atomic.tui.screens.hotkeys_screen import HotkeysScreen
+
+        self.app.push_screen(HotkeysScreen(self.app.keys.describe()))
+
+    @slash("new", "Start a new session")
+    async def _new(self, _args: str) -> None:
+        engine = self.app.engine
+        assert engine is not None
+        if await engine.sessions.new_session():
+            self.app.notify("New session started")
+        else:
+            self.app.notify("New session cancelled by an extension", severity="warning")
+
+    @slash("resume", "Resume another session")
     async def _resume(self, _args: str) -> None:
         self.open_session_picker()
 
+    def open_session_picker(self) -> None:
+        from atomic.tui.screens.session_picker import SessionPickerScreen
+
+        self._push("resume", lambda: SessionPickerScreen(self.app.engine), self._session_chosen)
+
+    async def _session_chosen(self, choice: SessionChoice) -> None:
+        if await self.app.engine.sessions.switch_session(choice.path):
+            self.app.notify(f"Resumed: {choice.title}")
+            recovery = self.app.engine.state().session_recovery
+            if recovery is not None:
+                self.app.renderer.note(recovery.message, "warning")
+        else:
+            self.app.notify("Session switch cancelled by an extension")
+
+    @slash(NAME)
+    async def _name(self, args: str) -> None:
+        engine = self.app.engine
+        assert engine is not None
+        if not args:
+            current = engine.session_name
+            if current:
+                self.app.notify(f"Session name: {current}")
+            else:
+                self.app.notify("Usage: /name <name>", severity="warning")
+            return
+        engine.sessions.set_session_name(args)
+        self.app.notify(f"Session name set: {args}")
+
+    @slash("session", "Session file, id, messages, tokens and cost")
+    async def _session(self, _args: str) -> None:
+        engine = self.app.engine
+        assert engine is not None
+        from atomic.tui.reports import session_info_text
+
+        self.app.renderer.note(session_info_text(engine.session_stats(), engine.session_name))
+
+    @slash("fork", "New session from an earlier user message")
+    async def _fork(self, _args: str) -> None:
+        from atomic.tui.screens.fork_picker import ForkPickerScreen
+
+        self._push("fork", lambda: ForkPickerScreen(self.app.engine), self._fork_chosen)
+
+    async def _fork_chosen(self, entry_id: str) -> None:
+        async def move() -> None:
+            result = await self.app.engine.sessions.fork(entry_id)
+            if result.cancelled:
+                self.app.notify("Fork cancelled by an extension")
+            else:
+                self.app.restore_to_editor([result.text])
+
+        await self._rewind_flow().offer_files(entry_id, move)
+
+    @slash("clone", "Copy this session into a new one")
+    async def _clone(self, _args: str) -> None:
+        engine = self.app.engine
+        assert engine is not None
+        try:
+            cloned = await engine.sessions.clone()
+        except ValueError as exc:
+            self.app.notify(str(exc), severity="warning")
+            return
+        self.app.notify("Session cloned" if cloned else "Clone cancelled by an extension")
+
+    @slash("tree", "Navigate the session tree")
     async def _tree(self, _args: str) -> None:
         from atomic.tui.screens.tree_screen import TreeScreen
 
@@ -186,43 +253,85 @@ class SlashCommands:
         # Moving to a prompt offers to put the files back as they were before it (rewind_flow.py).
         await self._rewind_flow().offer_files(choice.entry_id, move)
 
-    async def _fork(self, _args: str) -> None:
-        from atomic.tui.screens.fork_picker import ForkPickerScreen
-
-        self._push("fork", lambda: ForkPickerScreen(self.app.engine), self._fork_chosen)
-
-    async def _fork_chosen(self, entry_id: str) -> None:
-        async def move() -> None:
-            result = await self.app.engine.sessions.fork(entry_id)
-            if result.cancelled:
-                self.app.notify("Fork cancelled by an extension")
-            else:
-                self.app.restore_to_editor([result.text])
-
-        await self._rewind_flow().offer_files(entry_id, move)
-
-    def _rewind_flow(self) -> RewindFlow:
-        from atomic.tui.rewind_flow import RewindFlow
-
-        return RewindFlow(self.app)
-
+    @slash("rewind", "Back to before a prompt: code, conversation or both (esc esc)")
     async def _rewind(self, args: str) -> None:
         if self.app.engine is None:
             self.app.notify("/rewind is not available yet", severity="warning")
             return
         await self._rewind_flow().open(args)
 
+    def _rewind_flow(self) -> RewindFlow:
+        from atomic.tui.rewind_flow import RewindFlow
+
+        return RewindFlow(self.app)
+
+    @slash("undo", "Undo the last prompt: its file changes, and it goes back to the editor")
     async def _undo(self, _args: str) -> None:
         if self.app.engine is None:
             self.app.notify("/undo is not available yet", severity="warning")
             return
         await self._rewind_flow().undo()
 
+    @slash(COMPACT)
+    async def _compact(self, _args: str) -> None:
+        engine = self.app.engine
+        assert engine is not None
+
+        async def compact() -> None:
+            from atomic.core.contract import CompactionFailed
+
+            try:
+                await engine.compact()
+            except CompactionFailed:
+                pass  # the compaction_end event has reported it in the conversation
+            except Exception as exc:
+                self.app.show_error(f"Compaction failed: {exc}")
+
+        self.app.run_worker(compact(), group="compact")
+
+    @slash("export", "Export to HTML: /export [path]")
+    async def _export(self, args: str) -> None:
+        engine = self.app.engine
+        assert engine is not None
+        from atomic.tui.reports import export_text
+
+        note = self.app.renderer.note("⟳ Exporting the session to HTML…")
+        try:
+            # Off the UI loop: a long session takes a while to render.
+            path = await asyncio.to_thread(engine.export_html, args or None)
+        except (ValueError, OSError) as exc:
+            self.app.renderer.replace_note(note, f"Export failed: {exc}", "error")
+            return
+        self.app.renderer.replace_note(note, export_text(path))
+
+    @slash("copy", "Copy the last reply to the clipboard")
+    async def _copy(self, _args: str) -> None:
+        engine = self.app.engine
+        assert engine is not None
+        text = engine.last_assistant_text()
+        if not text:
+            self.app.notify("No agent messages to copy yet.", severity="warning")
+            return
+        from atomic.tui.clipboard import copy_text
+
+        copy_text(self.app, text)
+        self.app.notify("Copied the last reply to the clipboard")
+
+    @slash("retry", "Send the last prompt again")
+    async def _retry(self, args: str) -> None:
+        await retry_command(self.app, args)
+
+    @slash("diff", "What this session changed in the files")
+    async def _diff(self, args: str) -> None:
+        await diff_command(self.app, args)
+
+    @slash("login", "Store an API key for a provider")
     async def _login(self, _args: str) -> None:
         from atomic.tui.screens.login_screen import LoginScreen
 
         self._push("login", lambda: LoginScreen(self.app.engine, mode="login"), self._login_chosen)
 
+    @slash("logout", "Remove a stored API key")
     async def _logout(self, _args: str) -> None:
         from atomic.tui.screens.login_screen import LoginScreen
 
@@ -278,156 +387,34 @@ class SlashCommands:
                     f"({outcome.provider}/{model.id}); ctrl+l picks another.")
         app.renderer.setup_note(text, ready=engine.models.model is not None)
 
+    @slash("mcp", "MCP servers: status, tools, errors, reconnect")
     async def _mcp(self, _args: str) -> None:
         from atomic.tui.screens.mcp_screen import McpScreen
 
         self._push("mcp", lambda: McpScreen(self.app.engine))
 
-    # ------------------------------------------------------------------ commands without a screen
+    @slash("trust", "View or change whether this project folder is trusted")
+    async def _trust(self, _args: str) -> None:
+        from atomic.tui.trust_flow import open_trust_screen
 
+        open_trust_screen(self.app)
+
+    @slash(
+        "permissions",
+        "Approvals: /permissions [ask|accept-edits|yolo|plan], or allow|ask|deny|remove RULE (f2 cycles)",
+    )
     async def _permissions(self, args: str) -> None:
         from atomic.tui.permissions_command import run_permissions
 
         message, failed = run_permissions(self.app.engine, args)
         self.app.notify(message, severity="error" if failed else "information")
 
-    async def _trust(self, _args: str) -> None:
-        from atomic.tui.trust_flow import open_trust_screen
-
-        open_trust_screen(self.app)
-
-    async def _hotkeys(self, _args: str) -> None:
-        from atomic.tui.screens.hotkeys_screen import HotkeysScreen
-
-        self.app.push_screen(HotkeysScreen(self.app.keys.describe()))
-
-    async def _new(self, _args: str) -> None:
-        engine = self.app.engine
-        assert engine is not None
-        if await engine.sessions.new_session():
-            self.app.notify("New session started")
-        else:
-            self.app.notify("New session cancelled by an extension", severity="warning")
-
-    async def _name(self, args: str) -> None:
-        engine = self.app.engine
-        assert engine is not None
-        if not args:
-            current = engine.session_name
-            if current:
-                self.app.notify(f"Session name: {current}")
-            else:
-                self.app.notify("Usage: /name <name>", severity="warning")
-            return
-        engine.sessions.set_session_name(args)
-        self.app.notify(f"Session name set: {args}")
-
-    async def _session(self, _args: str) -> None:
-        engine = self.app.engine
-        assert engine is not None
-        self.app.renderer.note(session_info_text(engine.session_stats(), engine.session_name))
-
-    async def _clone(self, _args: str) -> None:
-        engine = self.app.engine
-        assert engine is not None
-        try:
-            cloned = await engine.sessions.clone()
-        except ValueError as exc:
-            self.app.notify(str(exc), severity="warning")
-            return
-        self.app.notify("Session cloned" if cloned else "Clone cancelled by an extension")
-
-    async def _compact(self, _args: str) -> None:
-        engine = self.app.engine
-        assert engine is not None
-
-        async def compact() -> None:
-            from atomic.core.contract import CompactionFailed
-
-            try:
-                await engine.compact()
-            except CompactionFailed:
-                pass  # the compaction_end event has reported it in the conversation
-            except Exception as exc:
-                self.app.show_error(f"Compaction failed: {exc}")
-
-        self.app.run_worker(compact(), group="compact")
-
-    async def _export(self, args: str) -> None:
-        engine = self.app.engine
-        assert engine is not None
-        from atomic.tui.reports import export_text
-
-        note = self.app.renderer.note("⟳ Exporting the session to HTML…")
-        try:
-            # Off the UI loop: a long session takes a while to render.
-            path = await asyncio.to_thread(engine.export_html, args or None)
-        except (ValueError, OSError) as exc:
-            self.app.renderer.replace_note(note, f"Export failed: {exc}", "error")
-            return
-        self.app.renderer.replace_note(note, export_text(path))
-
-    async def _copy(self, _args: str) -> None:
-        engine = self.app.engine
-        assert engine is not None
-        text = engine.last_assistant_text()
-        if not text:
-            self.app.notify("No agent messages to copy yet.", severity="warning")
-            return
-        from atomic.tui.clipboard import copy_text
-
-        copy_text(self.app, text)
-        self.app.notify("Copied the last reply to the clipboard")
-
+    @slash("quit", "Quit Atomic")
     async def _quit(self, _args: str) -> None:
         await self.app.action_quit()
 
 
-@dataclass(frozen=True)
-class SlashCommand:
-    """One built-in command. `screen` names the modal screen it opens (a class in atomic.tui.screens)."""
-
-    name: str
-    description: str
-    run: Callable[[SlashCommands, str], Awaitable[None]]
-    screen: str | None = None
-
-
-# The order is the order completion and the palette show them in.
-COMMANDS: tuple[SlashCommand, ...] = (
-    SlashCommand("model", "Select a model (ctrl+l)", SlashCommands._model, "ModelPickerScreen"),
-    SlashCommand(
-        "thinking", "Select the thinking level (f3 cycles)", SlashCommands._thinking, "ThinkingPickerScreen"
-    ),
-    SlashCommand("settings", "Open settings", SlashCommands._settings, "SettingsScreen"),
-    SlashCommand("hotkeys", "Show keyboard shortcuts", SlashCommands._hotkeys, "HotkeysScreen"),
-    SlashCommand("new", "Start a new session", SlashCommands._new),
-    SlashCommand("resume", "Resume another session", SlashCommands._resume, "SessionPickerScreen"),
-    SlashCommand("name", "Name this session: /name <name>", SlashCommands._name),
-    SlashCommand("session", "Session file, id, messages, tokens and cost", SlashCommands._session),
-    SlashCommand("fork", "New session from an earlier user message", SlashCommands._fork, "ForkPickerScreen"),
-    SlashCommand("clone", "Copy this session into a new one", SlashCommands._clone),
-    SlashCommand("tree", "Navigate the session tree", SlashCommands._tree, "TreeScreen"),
-    SlashCommand(
-        "rewind", "Back to before a prompt: code, conversation or both (esc esc)", SlashCommands._rewind, "RewindScreen"
-    ),
-    SlashCommand("undo", "Undo the last prompt: its file changes, and it goes back to the editor", SlashCommands._undo),
-    SlashCommand("compact", "Compact the context now", SlashCommands._compact),
-    SlashCommand("export", "Export to HTML: /export [path]", SlashCommands._export),
-    SlashCommand("copy", "Copy the last reply to the clipboard", SlashCommands._copy),
-    SlashCommand("retry", "Send the last prompt again", lambda slash, args: retry_command(slash.app, args)),
-    SlashCommand("diff", "What this session changed in the files", lambda slash, args: diff_command(slash.app, args)),
-    SlashCommand("login", "Store an API key for a provider", SlashCommands._login, "LoginScreen"),
-    SlashCommand("logout", "Remove a stored API key", SlashCommands._logout, "LoginScreen"),
-    SlashCommand("mcp", "MCP servers: status, tools, errors, reconnect", SlashCommands._mcp, "McpScreen"),
-    SlashCommand("trust", "View or change whether this project folder is trusted", SlashCommands._trust, "TrustScreen"),
-    SlashCommand(
-        "permissions",
-        "Approvals: /permissions [ask|accept-edits|yolo|plan], or allow|ask|deny|remove RULE (f2 cycles)",
-        SlashCommands._permissions
-    ),
-    SlashCommand("quit", "Quit Atomic", SlashCommands._quit),
-)
+COMMANDS: tuple[SlashCommand, ...] = tuple(_DECLARED)
 BY_NAME: dict[str, SlashCommand] = {command.name: command for command in COMMANDS}
 
 

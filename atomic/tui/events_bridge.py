@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from atomic.core import events as ev  # loaded with the app already (the typed event models)
@@ -11,6 +11,7 @@ from atomic.core.extensions.events import ExtensionUiRequest
 from atomic.tui.extension_ui import ExtensionUiPresenter
 from atomic.tui.host import AppHost
 from atomic.tui.input_flow import InputFlow
+from atomic.tui.status import model_status
 
 if TYPE_CHECKING:
     from atomic.core.contract import Settings
@@ -53,44 +54,65 @@ class EventBridge:
         self.extension_ui = extension_ui
         # The "Compacting…" line of the running compaction; it turns into the result.
         self.compaction_note: NoteMessage | None = None
-        # Event type → handler (each typed with its event class); events without one (turn_start, bash
-        # updates, ...) change nothing on screen.
-        self.handlers: dict[str, Callable[[Any], None]] = {
-            "agent_start": self.on_agent_start,
-            "agent_end": self.on_agent_end,
-            "message_start": self.on_message_start,
-            "message_update": self.on_message_update,
-            "message_end": self.on_message_end,
-            "tool_execution_start": self.on_tool_execution_start,
-            "tool_execution_update": self.on_tool_execution_update,
-            "tool_execution_end": self.on_tool_execution_end,
-            "queue_update": self.on_queue_update,
-            "todo_update": self.on_todo_update,
-            "compaction_start": self.on_compaction_start,
-            "summarization_retry_scheduled": self.on_summarization_retry_scheduled,
-            "summarization_retry_attempt_start": self.on_summarization_retry_attempt_start,
-            "compaction_end": self.on_compaction_end,
-            "auto_retry_start": self.on_auto_retry_start,
-            "auto_retry_end": self.on_auto_retry_end,
-            "thinking_level_changed": self.on_thinking_level_changed,
-            "model_changed": self.on_model_changed,
-            "permission_mode_changed": self.on_permission_mode_changed,
-            "session_info_changed": self.on_session_info_changed,
-            "session_changed": self.on_session_changed,
-            "extension_ui_request": self.on_extension_ui_request,
-            "extension_error": self.on_extension_error,
-        }
 
     def handle(self, event: ev.Event) -> None:
         if event.parent_tool_call_id is not None:
             return  # a subagent's own events: its `task` card shows them through the tool's updates
-        handler = self.handlers.get(event.type)
-        if handler is None:
-            return
         try:
-            handler(event)
+            self.dispatch(event)
         except Exception as exc:  # a rendering bug must never take the session down
             self.app.renderer.note(f"UI error while showing {event.type}: {exc}", "error")
+
+    def dispatch(self, event: ev.Event) -> None:
+        """Each event class to its handler (streamed text first: it is most of the events); events without
+        one (turn_start, bash updates, ...) change nothing on screen."""
+        match event:
+            case ev.MessageUpdate():
+                self.on_message_update(event)
+            case ev.AgentStart():
+                self.on_agent_start(event)
+            case ev.AgentEnd():
+                self.on_agent_end(event)
+            case ev.MessageStart():
+                self.on_message_start(event)
+            case ev.MessageEnd():
+                self.on_message_end(event)
+            case ev.ToolExecutionStart():
+                self.on_tool_execution_start(event)
+            case ev.ToolExecutionUpdate():
+                self.on_tool_execution_update(event)
+            case ev.ToolExecutionEnd():
+                self.on_tool_execution_end(event)
+            case ev.QueueUpdate():
+                self.on_queue_update(event)
+            case ev.TodoUpdate():
+                self.on_todo_update(event)
+            case ev.CompactionStart():
+                self.on_compaction_start(event)
+            case ev.SummarizationRetryScheduled():
+                self.on_summarization_retry_scheduled(event)
+            case ev.SummarizationRetryAttemptStart():
+                self.on_summarization_retry_attempt_start(event)
+            case ev.CompactionEnd():
+                self.on_compaction_end(event)
+            case ev.AutoRetryStart():
+                self.on_auto_retry_start(event)
+            case ev.AutoRetryEnd():
+                self.on_auto_retry_end(event)
+            case ev.ThinkingLevelChanged():
+                self.on_thinking_level_changed(event)
+            case ev.ModelChanged():
+                self.on_model_changed(event)
+            case ev.PermissionModeChanged():
+                self.on_permission_mode_changed(event)
+            case ev.SessionInfoChanged():
+                self.on_session_info_changed(event)
+            case ev.SessionChanged():
+                self.on_session_changed(event)
+            case ExtensionUiRequest():
+                self.on_extension_ui_request(event)
+            case ev.ExtensionError():
+                self.on_extension_error(event)
 
     def on_todo_update(self, event: ev.TodoUpdate) -> None:
         self.app.todo_panel.show(self.app.engine.state().todos)
@@ -104,7 +126,7 @@ class EventBridge:
         elapsed = app.working.stop()
         app.set_activity(None)
         self.input_flow.retrying = False
-        app.renderer.retry_view = None
+        app.renderer.run_ended()
         app.after_state_change()
         app.renderer.fold_old_turns(app.engine.messages)
         if elapsed >= LONG_TURN_S:
@@ -126,7 +148,7 @@ class EventBridge:
 
     def on_message_end(self, event: ev.MessageEnd) -> None:
         self.app.renderer.on_message_end(event.message)
-        self.app.footer.set_stats(self.app.engine.session_stats())
+        self.app.status = replace(self.app.status, stats=self.app.engine.session_stats())
 
     def on_tool_execution_start(self, event: ev.ToolExecutionStart) -> None:
         self.app.renderer.on_tool_start(event.tool_call_id, event.tool_name, event.args)
@@ -140,7 +162,7 @@ class EventBridge:
         renderer.on_tool_end(event.tool_call_id, event.tool_name, event.result, event.is_error, event.display)
 
     def on_queue_update(self, event: ev.QueueUpdate) -> None:
-        self.app.queue_panel.set_queue(event.steering, event.follow_up)
+        self.app.status = replace(self.app.status, steering=tuple(event.steering), follow_up=tuple(event.follow_up))
 
     def on_compaction_start(self, event: ev.CompactionStart) -> None:
         from atomic.tui.reports import compaction_start_text
@@ -175,7 +197,7 @@ class EventBridge:
             text, kind = compaction_result_text(event.result), "info"
         note, self.compaction_note = self.compaction_note, None
         app.renderer.replace_note(note, text, kind)
-        app.footer.set_stats(app.engine.session_stats())
+        app.status = replace(app.status, stats=app.engine.session_stats())
 
     def on_auto_retry_start(self, event: ev.AutoRetryStart) -> None:
         app = self.app
@@ -193,25 +215,22 @@ class EventBridge:
         app.renderer.retry_ended(event.success, event.attempt, event.final_error)
 
     def on_thinking_level_changed(self, _event: ev.ThinkingLevelChanged) -> None:
-        self.app.refresh_model()
+        self.app.status = replace(self.app.status, model=model_status(self.app.engine))
 
-    def on_permission_mode_changed(self, _event: ev.PermissionModeChanged) -> None:
-        self.app.refresh_permission_mode()
+    def on_permission_mode_changed(self, event: ev.PermissionModeChanged) -> None:
+        self.app.status = replace(self.app.status, permission_mode=event.mode)
 
     def on_model_changed(self, _event: ev.ModelChanged) -> None:
-        self.app.refresh_model()
+        self.app.status = replace(self.app.status, model=model_status(self.app.engine))
 
     def on_session_info_changed(self, _event: ev.SessionInfoChanged) -> None:
         app = self.app
-        app.footer.set_location(app.engine.cwd, app.git_branch, app.engine.session_name)
+        app.status = replace(app.status, session_name=app.engine.session_name)
 
     def on_session_changed(self, _event: ev.SessionChanged) -> None:
         """New, resume, fork, clone, tree: the whole view is rebuilt from the session."""
         app = self.app
-        app.conversation.clear()
-        app.renderer.cards = {}
-        app.renderer.blocks = {}
-        app.renderer.last_error = app.renderer.retry_view = None
+        app.renderer.reset()
         app.renderer.render_history(app.engine.messages())
         app.load_prompt_history()
         app.after_state_change()

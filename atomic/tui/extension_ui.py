@@ -23,12 +23,11 @@ _CONTROL = {c: None for c in range(32)} | {127: None}
 class ExtensionUiPresenter:
     def __init__(self, app: AppHost) -> None:
         self.app = app
-        self.engine = app.engine
         self.dialogs: dict[str, ExtensionDialog[Any]] = {}
         self.statuses: dict[str, str] = {}
-        self._unsubscribe: list[Callable[[], None]] = [self.engine.extension_ui.on_settled(self._settled)]
+        self._unsubscribe: list[Callable[[], None]] = [self.app.engine.extension_ui.on_settled(self._settled)]
         # Attaching replays what extensions already set (statuses, widgets, title, early notices).
-        self._unsubscribe.append(self.engine.extension_ui.attach(self._replay))
+        self._unsubscribe.append(self.app.engine.extension_ui.attach(self._replay))
 
     def close(self) -> None:
         for undo in self._unsubscribe:
@@ -87,7 +86,7 @@ class ExtensionUiPresenter:
             else:
                 answer = UiAnswer(value=str(result))
             try:
-                self.engine.extension_ui.resolve(request_id, answer)
+                self.app.engine.extension_ui.resolve(request_id, answer)
             except UiAnswerError:
                 pass  # the engine ended it first (timeout or abort)
 

@@ -4,30 +4,17 @@ panel and the extension widgets above the editor."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual.content import Content
 from textual.timer import Timer
 from textual.widgets import Static
 
-from atomic.tui.formatting import flat_line, format_elapsed, format_tokens, tilde
+from atomic.tui.formatting import flat_line, format_elapsed, format_tokens
 
 if TYPE_CHECKING:
-    from atomic.core.contract import SandboxStatus, SessionStats
-
-
-def sandbox_label(status: SandboxStatus) -> str:
-    """What the footer says about the sandbox: nothing in the default (workspace-write, network on,
-    provided by the OS), so the everyday footer stays short; every weaker or stricter state is named."""
-    if status.mode == "off":
-        return "sandbox off"
-    if not status.available:
-        return "no sandbox (not supported here)"
-    parts = ["sandbox read-only"] if status.mode == "read-only" else []
-    if not status.network:
-        parts.append("no network")
-    return ", ".join(parts)
+    from atomic.core.contract import SessionStats
+    from atomic.tui.status import ModelStatus, StatusRecord
 
 
 def usage_line(stats: SessionStats) -> Content:
@@ -63,6 +50,15 @@ def permission_label(mode: str) -> Content:
     return Content.assemble((f"⏵ {text}", style), (" (f2)", "$text-muted"))
 
 
+def model_text(model: ModelStatus) -> str:
+    if model.model_id is None:
+        return "no model (/login or /model)"
+    name = f"({model.provider}) {model.model_id}" if model.show_provider and model.provider else model.model_id
+    level = model.thinking_level
+    thinking = f" • {level}" if model.reasoning and level != "off" else " • thinking off" if model.reasoning else ""
+    return name + thinking + ("" if model.has_key else " • no key (/login)")
+
+
 class StatusFooter(Static):
     DEFAULT_CSS = """
     StatusFooter { height: auto; color: $text-muted; padding: 0 1; }
@@ -70,54 +66,18 @@ class StatusFooter(Static):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("", id=id)
-        self.cwd_text = ""
-        self.branch: str | None = None
-        self.session_name: str | None = None
-        self.stats: SessionStats | None = None
-        self.model_text = ""
-        self.permission_mode: str | None = None
+        self.status: StatusRecord | None = None
         self.extension_statuses: dict[str, str] = {}
-        self.sandbox_text = ""
+
+    def on_mount(self) -> None:
+        self.watch(self.app, "status", self.show_status, init=False)
 
     def set_starting(self) -> None:
         """Shown for the few frames between the first paint and the engine being ready."""
         self.update(Content.styled("starting…", "$text-muted"))
 
-    def set_location(self, cwd: Path, branch: str | None, session_name: str | None) -> None:
-        self.cwd_text = tilde(cwd)
-        self.branch = branch
-        self.session_name = session_name
-        self._render_footer()
-
-    def set_sandbox(self, text: str) -> None:
-        if text != self.sandbox_text:
-            self.sandbox_text = text
-            self._render_footer()
-
-    def set_stats(self, stats: SessionStats) -> None:
-        self.stats = stats
-        self._render_footer()
-
-    def set_model(
-        self,
-        provider: str | None,
-        model_id: str | None,
-        level: str,
-        reasoning: bool,
-        show_provider: bool,
-        has_key: bool = True,
-    ) -> None:
-        if model_id is None:
-            self.model_text = "no model (/login or /model)"
-        else:
-            name = f"({provider}) {model_id}" if show_provider and provider else model_id
-            thinking = f" • {level}" if reasoning and level != "off" else " • thinking off" if reasoning else ""
-            # After a /logout the model stays selected, but the next message would be refused.
-            self.model_text = name + thinking + ("" if has_key else " • no key (/login)")
-        self._render_footer()
-
-    def set_permission_mode(self, mode: str) -> None:
-        self.permission_mode = mode
+    def show_status(self, status: StatusRecord) -> None:
+        self.status = status
         self._render_footer()
 
     def set_extension_statuses(self, statuses: dict[str, str]) -> None:
@@ -126,19 +86,22 @@ class StatusFooter(Static):
         self._render_footer()
 
     def _render_footer(self) -> None:
-        location = self.cwd_text + (f" ({self.branch})" if self.branch else "")
-        if self.session_name:
-            location += f" • {self.session_name}"
-        if self.sandbox_text:
-            location += f" • {self.sandbox_text}"
-        left = usage_line(self.stats) if self.stats is not None else Content("")
+        status = self.status
+        if status is None:
+            return
+        location = status.folder + (f" ({status.branch})" if status.branch else "")
+        if status.session_name:
+            location += f" • {status.session_name}"
+        if status.sandbox:
+            location += f" • {status.sandbox}"
+        left = usage_line(status.stats) if status.stats is not None else Content("")
         width = max(self.size.width - 2, 20) if self.size.width else 78
         first = Content(location)
-        if self.permission_mode is not None:
-            mode = permission_label(self.permission_mode)
+        if status.permission_mode is not None:
+            mode = permission_label(status.permission_mode)
             mode_gap = width - first.cell_length - mode.cell_length
             first = Content.assemble(first, " " * mode_gap if mode_gap >= 2 else "\n", mode)
-        model = Content(self.model_text)
+        model = Content(model_text(status.model))
         gap = width - left.cell_length - model.cell_length
         if gap >= 2:
             second = Content.assemble(left, " " * gap, model)
@@ -235,6 +198,13 @@ class QueuePanel(Static):
         super().__init__("", id=id)
         self.steering: list[str] = []
         self.follow_up: list[str] = []
+
+    def on_mount(self) -> None:
+        self.watch(self.app, "status", self._status_changed, init=False)
+
+    def _status_changed(self, old: StatusRecord, new: StatusRecord) -> None:
+        if (old.steering, old.follow_up) != (new.steering, new.follow_up):
+            self.set_queue(list(new.steering), list(new.follow_up))
 
     def set_queue(self, steering: list[str], follow_up: list[str]) -> None:
         self.steering, self.follow_up = list(steering), list(follow_up)

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
 from textual.app import App
+from textual.reactive import reactive
 
 from atomic.core.engine.options import SessionOptions  # a plain dataclass: cheap to import
 from atomic.tui.completion import CompletionPopup
@@ -20,6 +21,7 @@ from atomic.tui.editor import PromptEditor
 from atomic.tui.footer import ExtensionWidgets, QueuePanel, StatusFooter, WorkingIndicator
 from atomic.tui.keybindings import KeyTable
 from atomic.tui.renderer import ConversationRenderer
+from atomic.tui.status import StatusRecord
 from atomic.tui.todo_panel import TodoPanel
 
 if TYPE_CHECKING:
@@ -33,6 +35,9 @@ class SlashRunner(Protocol):
 
 
 class AppHost(App[int]):
+    # What the footer, the queue panel and the editor's border show (atomic.tui.status): set a new record
+    # to change them.
+    status: reactive[StatusRecord] = reactive(StatusRecord, init=False)
     # The engine; None until it has started.
     engine: Engine
     options: SessionOptions
@@ -62,15 +67,7 @@ class AppHost(App[int]):
         raise NotImplementedError
 
     def after_state_change(self) -> None:
-        """Refresh everything that shows engine state (after a command, a screen or an event)."""
-        raise NotImplementedError
-
-    def refresh_model(self) -> None:
-        """Refresh the model and thinking level in the footer and the editor."""
-        raise NotImplementedError
-
-    def refresh_permission_mode(self) -> None:
-        """Show the permission mode in the footer and (yolo) the editor's border."""
+        """Read the status record afresh and apply the settings (after a command, a screen or a run)."""
         raise NotImplementedError
 
     def load_prompt_history(self) -> None:

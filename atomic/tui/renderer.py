@@ -212,6 +212,16 @@ class ConversationRenderer:
         else:
             view.set_state("gave_up", f"Gave up after {attempt} {'retry' if attempt == 1 else 'retries'}.")
 
+    def run_ended(self) -> None:
+        """The run is over: a retry that has not ended by now is not followed any longer."""
+        self.retry_view = None
+
+    def reset(self) -> None:
+        """Another session is shown: the transcript is emptied and nothing of the old session is followed."""
+        self.conversation.clear()
+        self.blocks, self.cards = {}, {}
+        self.last_error = self.retry_view = None
+
     def _close_blocks(self) -> None:
         for block in self.blocks.values():
             if isinstance(block, AssistantText):

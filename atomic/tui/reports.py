@@ -1,11 +1,14 @@
-"""The words the app uses to report compaction and export: what is going on, then what came of it."""
+"""The words the app uses to report compaction, export and /session: what is going on, then what came of it."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from atomic.tui.formatting import format_tokens, tilde
+
+if TYPE_CHECKING:
+    from atomic.core.contract import SessionStats
 
 REASONS = {
     "manual": "Compacting the context",
@@ -42,3 +45,31 @@ def compaction_result_text(result: Any) -> str:
 
 def export_text(path: str) -> str:
     return f"✓ Exported the session to {tilde(Path(path))} (one self-contained HTML file)"
+
+
+def session_info_text(stats: SessionStats, name: str | None) -> str:
+    tokens = stats.tokens
+    lines = ["Session Info", ""]
+    if name:
+        lines.append(f"Name: {name}")
+    lines += [
+        f"File: {stats.session_file or 'In-memory'}",
+        f"ID: {stats.session_id}",
+        "",
+        "Messages",
+        f"  User: {stats.user_messages}",
+        f"  Assistant: {stats.assistant_messages}",
+        f"  Tool Calls: {stats.tool_calls}",
+        f"  Tool Results: {stats.tool_results}",
+        f"  Total: {stats.total_messages}",
+        "",
+        "Tokens",
+        f"  Input: {tokens.input:,}",
+        f"  Output: {tokens.output:,}",
+        f"  Cache Read: {tokens.cache_read:,}",
+        f"  Cache Write: {tokens.cache_write:,}",
+        f"  Total: {tokens.total:,}",
+        "",
+        f"Cost: ${stats.cost:.4f}",
+    ]
+    return "\n".join(lines)

@@ -122,3 +122,17 @@ def test_the_key_check_of_a_prompt_builds_only_its_own_providers_models(
     assert set(built) == {"anthropic"}
     monkeypatch.delenv("ANTHROPIC_API_KEY")
     assert not selection.has_auth(model)
+
+
+@pytest.mark.parametrize(("base_url", "https"), [("https://api.example.com/v1", True), ("http://127.0.0.1:8080/v1", False)])
+def test_the_warm_up_is_told_whether_the_model_talks_tls(
+    base_url: str, https: bool, agent_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from atomic.core.providers import registry
+
+    started: list[tuple[str, bool]] = []
+    monkeypatch.setattr(registry, "start_provider_warmup", lambda api, https=False: started.append((api, https)))
+    h = Harness(agent_dir, tmp_path)
+    h.selection.start_with(scripted_model().model_copy(update={"api": "openai-responses", "base_url": base_url}))
+    h.selection.warm_up_provider()
+    assert started == [("openai-responses", https)]

@@ -44,9 +44,9 @@ async def open_session(cwd: Path, **kwargs: object) -> AgentSession:
 
 def loaded(session: AgentSession) -> dict[str, object]:
     return {
-        "templates": [t.name for t in session.resources.templates],
-        "skills": sorted(s.name for s in session.resources.skills),
-        "context": [f.content for f in session.context_files],
+        "templates": [t.name for t in session.toolset.resources.templates],
+        "skills": sorted(s.name for s in session.toolset.resources.skills),
+        "context": [f.content for f in session.toolset.context_files],
         "theme": session.settings.theme,
         "commands": sorted(session.extensions.registered_commands) if session.extensions is not None else [],
     }
@@ -62,7 +62,7 @@ async def test_undecided_project_loads_nothing_it_brings(tmp_path: Path, agent_d
         assert loaded(session) == {
             "templates": [], "skills": [], "context": ["GLOBAL-INSTRUCTIONS"], "theme": "dark", "commands": [],
         }
-        assert "REPO-ROOT" not in session.system_prompt and "GLOBAL-INSTRUCTIONS" in session.system_prompt
+        assert "REPO-ROOT" not in session.toolset.system_prompt and "GLOBAL-INSTRUCTIONS" in session.toolset.system_prompt
         assert session.mcp is not None and [s.status for s in session.mcp.states()] == ["untrusted"]
         notice = session.trust.untrusted_notice()
         assert notice is not None
@@ -124,7 +124,7 @@ async def test_trusting_later_loads_the_project(tmp_path: Path, agent_dir: Path)
         assert (cwd / ".atomic" / "extensions" / "IMPORTED").exists()
         state = loaded(session)
         assert state["templates"] == ["review"] and state["commands"] == ["projcmd"] and state["theme"] == "light"
-        assert "SUBFOLDER-INSTRUCTIONS" in session.system_prompt
+        assert "SUBFOLDER-INSTRUCTIONS" in session.toolset.system_prompt
         assert session.mcp is not None and [s.name for s in session.mcp.states() if s.status == "untrusted"] == []
     finally:
         await session.shutdown()

@@ -59,8 +59,8 @@ async def test_handler_ctx_unsubscribe_and_active_tools(make_session, ext_dir: P
     assert notice["notifyType"] == "warning"
 
     await session.prompt("/plan")
-    assert session.active_tool_names == ["read"]
-    assert "- bash:" not in session.system_prompt and "- read:" in session.system_prompt
+    assert session.toolset.active_tool_names == ["read"]
+    assert "- bash:" not in session.toolset.system_prompt and "- read:" in session.toolset.system_prompt
     assert {t.name for t in provider.requests[0].tools} >= {"bash", "read"}
 
 

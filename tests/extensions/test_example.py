@@ -28,8 +28,8 @@ async def test_example_tool_command_and_guard(make_session, workdir: Path) -> No
     ]
     session, provider, _ = await make_session(script, extensions=[str(EXAMPLE)])
     rec = Recorder(session)
-    assert "- todo: Track multi-step work in a todo list" in session.system_prompt
-    assert session.tools["todo"].parameters["properties"]["action"]["enum"] == ["add", "list", "done"]
+    assert "- todo: Track multi-step work in a todo list" in session.toolset.system_prompt
+    assert session.toolset.tools["todo"].parameters["properties"]["action"]["enum"] == ["add", "list", "done"]
     await session.prompt("plan the work")
     await session.wait_idle()
 

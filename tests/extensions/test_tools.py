@@ -40,8 +40,8 @@ async def test_model_calls_an_extension_tool(make_session, ext_dir: Path, workdi
     ]
     session, provider, _ = await make_session(script, extensions=[str(path)])
     rec = Recorder(session)
-    assert "weather" in session.active_tool_names
-    assert "- weather: Look up the weather" in session.system_prompt
+    assert "weather" in session.toolset.active_tool_names
+    assert "- weather: Look up the weather" in session.toolset.system_prompt
     await session.prompt("weather in Oslo?")
     await session.wait_idle()
 
@@ -82,7 +82,7 @@ async def test_pydantic_parameters_are_validated_into_the_model(make_session, ex
         {"text": "done"},
     ]
     session, provider, _ = await make_session(script, extensions=[str(path)])
-    schema = session.tools["add"].parameters
+    schema = session.toolset.tools["add"].parameters
     assert schema["properties"]["a"]["description"] == "first number" and schema["required"] == ["a"]
     await session.prompt("add")
     await session.wait_idle()
@@ -138,7 +138,7 @@ async def test_same_name_overrides_a_builtin(make_session, ext_dir: Path, workdi
     path = write_extension(ext_dir, "noread.py", OVERRIDE_READ)
     script = [{"toolCalls": [{"name": "read", "arguments": {"path": "a.txt"}}]}, {"text": "ok"}]
     session, _, _ = await make_session(script, extensions=[str(path)])
-    assert session.active_tool_names.count("read") == 1
+    assert session.toolset.active_tool_names.count("read") == 1
     await session.prompt("read a.txt")
     await session.wait_idle()
     [result] = tool_results(session)

@@ -53,7 +53,7 @@ async def test_the_first_prompt_waits_for_servers_and_calls_their_tools(
         assert "hello [expanded]" in results[1].content[0].text
         assert not any(r.is_error for r in results)
         # The system prompt does not list MCP tools (it stays stable while servers come and go).
-        assert "mcp__tiny__add" not in session.system_prompt
+        assert "mcp__tiny__add" not in session.toolset.system_prompt
     finally:
         await session.shutdown()
     assert session.mcp.connections["tiny"].status == "stopped"

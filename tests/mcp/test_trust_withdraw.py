@@ -39,7 +39,7 @@ async def test_slash_trust_deny_warns_that_loaded_extensions_stay(tmp_path: Path
     app.notify = record  # type: ignore[method-assign]
     async with app.run_test(size=(110, 40)) as pilot:
         await wait_for(lambda: app.session_ready and "hello" in behind(app).extensions.registered_commands, pilot)
-        assert "project rules" in behind(app).system_prompt
+        assert "project rules" in behind(app).toolset.system_prompt
         await type_text(pilot, "/trust")
         await pilot.press("enter")
         await wait_for(lambda: isinstance(app.screen, TrustScreen), pilot)
@@ -47,7 +47,7 @@ async def test_slash_trust_deny_warns_that_loaded_extensions_stay(tmp_path: Path
         await wait_for(lambda: not app.engine.trust.decision.trusted, pilot)
         await wait_for(lambda: any("Project trust" in m for m, _ in shown), pilot)
         # The context file is gone at once; the imported extension is not, and the user is told.
-        assert "project rules" not in behind(app).system_prompt
+        assert "project rules" not in behind(app).toolset.system_prompt
         assert "hello" in behind(app).extensions.registered_commands
         message, severity = next((m, s) for m, s in shown if "Project trust" in m)
         assert "hello.py" in message and "restart Atomic" in message and severity == "warning"

@@ -13,6 +13,7 @@ import pytest
 from atomic.core.models.registry import ModelRegistry
 from atomic.core.providers.base import StreamRequest
 from atomic.core.providers.google_generative import GoogleGenerativeAIProvider
+from atomic.core.records import AuthStatus
 from tests.providers.sse_server import Reply, ScriptedServer
 
 Make = Callable[..., ModelRegistry]
@@ -24,7 +25,7 @@ def test_either_gemini_variable_configures_google(make_registry: Make, monkeypat
     assert not make_registry().is_configured("google")
     monkeypatch.setenv(variable, "g-key")
     registry = make_registry()
-    assert registry.auth_status("google") == {"configured": True, "source": "environment", "label": variable}
+    assert registry.auth_status("google") == AuthStatus(configured=True, source="environment", label=variable)
     assert registry.api_key_for("google") == "g-key"
 
 
@@ -34,13 +35,13 @@ def test_bedrock_takes_the_aws_chain(make_registry: Make, monkeypatch: pytest.Mo
     assert not make_registry().is_configured("amazon-bedrock")  # half a key pair is nothing
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "secret")
     registry = make_registry()
-    assert registry.auth_status("amazon-bedrock")["label"] == "AWS_ACCESS_KEY_ID"
+    assert registry.auth_status("amazon-bedrock").label == "AWS_ACCESS_KEY_ID"
     assert registry.api_key_for("amazon-bedrock") is None  # the provider signs with the chain itself
 
 
 def test_bedrock_profiles_files_and_api_keys(make_registry: Make, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AWS_PROFILE", "work")
-    assert make_registry().auth_status("amazon-bedrock")["label"] == "AWS_PROFILE"
+    assert make_registry().auth_status("amazon-bedrock").label == "AWS_PROFILE"
     monkeypatch.delenv("AWS_PROFILE")
     aws = Path.home() / ".aws"
     aws.mkdir()
@@ -48,7 +49,7 @@ def test_bedrock_profiles_files_and_api_keys(make_registry: Make, monkeypatch: p
     assert make_registry().is_configured("amazon-bedrock")
     monkeypatch.setenv("AWS_BEARER_TOKEN_BEDROCK", "ABSK-token")
     registry = make_registry()
-    assert registry.auth_status("amazon-bedrock")["label"] == "AWS_BEARER_TOKEN_BEDROCK"
+    assert registry.auth_status("amazon-bedrock").label == "AWS_BEARER_TOKEN_BEDROCK"
     assert registry.api_key_for("amazon-bedrock") == "ABSK-token"
 
 
@@ -64,10 +65,10 @@ def test_vertex_takes_an_express_key_or_adc_with_a_project(make_registry: Make, 
     assert registry.is_configured("google-vertex") and registry.api_key_for("google-vertex") is None
     monkeypatch.delenv("GOOGLE_CLOUD_PROJECT")
     monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(tmp_path / "sa.json"))
-    assert make_registry().auth_status("google-vertex")["label"] == "GOOGLE_APPLICATION_CREDENTIALS"
+    assert make_registry().auth_status("google-vertex").label == "GOOGLE_APPLICATION_CREDENTIALS"
     monkeypatch.setenv("GOOGLE_CLOUD_API_KEY", "AQ.key")
     registry = make_registry()
-    assert registry.auth_status("google-vertex")["label"] == "GOOGLE_CLOUD_API_KEY"
+    assert registry.auth_status("google-vertex").label == "GOOGLE_CLOUD_API_KEY"
     assert registry.api_key_for("google-vertex") == "AQ.key"
     assert registry.find("google-vertex", "gemini-2.5-pro").base_url == "https://{location}-aiplatform.googleapis.com/v1"
 

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from atomic.core.models.registry import ModelRegistry
+from atomic.core.records import AuthStatus
 
 LOCAL_PROVIDER = {
     "baseUrl": "http://127.0.0.1:8000/v1",
@@ -254,7 +255,7 @@ def test_api_key_alone_is_enough_for_a_builtin_provider(
     registry = make_registry()
     assert registry.errors == []
     assert registry.api_key_for("groq") == "gsk-literal"
-    assert registry.auth_status("groq") == {"configured": True, "source": "models_json"}
+    assert registry.auth_status("groq") == AuthStatus(configured=True, source="models_json")
 
 
 def test_reload_picks_up_changes(

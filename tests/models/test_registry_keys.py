@@ -9,15 +9,16 @@ import pytest
 
 from atomic.core.auth import AuthStorage
 from atomic.core.models.registry import LOCAL_PLACEHOLDER_KEY, ModelRegistry
+from atomic.core.records import AuthStatus
 
 
 def test_nothing_configured_on_a_fresh_machine(make_registry: Callable[..., ModelRegistry]) -> None:
     registry = make_registry()
     assert registry.available_models() == []
-    assert registry.auth_status("anthropic") == {"configured": False}
+    assert registry.auth_status("anthropic") == AuthStatus(configured=False)
     assert registry.api_key_for("anthropic") is None
     # Ollama is keyless but must not count until the user opts in.
-    assert registry.auth_status("ollama") == {"configured": False}
+    assert registry.auth_status("ollama") == AuthStatus(configured=False)
     assert registry.api_key_for("ollama") is None
 
 
@@ -30,24 +31,20 @@ def test_resolution_order_runtime_stored_env_models_json(
     write_models_json({"providers": {"openai": {"apiKey": "from-models-json"}}})
     registry = make_registry()
     assert registry.api_key_for("openai") == "from-models-json"
-    assert registry.auth_status("openai") == {"configured": True, "source": "models_json"}
+    assert registry.auth_status("openai") == AuthStatus(configured=True, source="models_json")
 
     monkeypatch.setenv("OPENAI_API_KEY", "from-env")
     assert registry.api_key_for("openai") == "from-env"
-    assert registry.auth_status("openai") == {
-        "configured": True,
-        "source": "environment",
-        "label": "OPENAI_API_KEY",
-    }
+    assert registry.auth_status("openai") == AuthStatus(configured=True, source="environment", label="OPENAI_API_KEY")
 
     AuthStorage(agent_dir).set_api_key("openai", "from-auth-json")
     registry.reload()
     assert registry.api_key_for("openai") == "from-auth-json"
-    assert registry.auth_status("openai") == {"configured": True, "source": "stored"}
+    assert registry.auth_status("openai") == AuthStatus(configured=True, source="stored")
 
     with_runtime = make_registry(("openai", "from-cli"))
     assert with_runtime.api_key_for("openai") == "from-cli"
-    assert with_runtime.auth_status("openai") == {"configured": True, "source": "runtime"}
+    assert with_runtime.auth_status("openai") == AuthStatus(configured=True, source="runtime")
     # The runtime key belongs to its provider only.
     assert with_runtime.api_key_for("anthropic") is None
 
@@ -119,7 +116,7 @@ def test_ollama_opt_in_by_environment(
     registry = make_registry()
     ollama = [m for m in registry.available_models() if m.provider == "ollama"]
     assert ollama and all(m.base_url == expected_url for m in ollama)
-    assert registry.auth_status("ollama") == {"configured": True, "source": "environment", "label": var}
+    assert registry.auth_status("ollama") == AuthStatus(configured=True, source="environment", label=var)
     expected_key = value if var == "OLLAMA_API_KEY" else LOCAL_PLACEHOLDER_KEY
     assert registry.api_key_for("ollama") == expected_key
 
@@ -129,7 +126,7 @@ def test_ollama_opt_in_by_models_json(
 ) -> None:
     write_models_json({"providers": {"ollama": {"models": [{"id": "my-local:7b"}]}}})
     registry = make_registry()
-    assert registry.auth_status("ollama") == {"configured": True, "source": "models_json"}
+    assert registry.auth_status("ollama") == AuthStatus(configured=True, source="models_json")
     assert registry.api_key_for("ollama") == LOCAL_PLACEHOLDER_KEY
     mine = registry.find("ollama", "my-local:7b")
     assert (

@@ -129,6 +129,6 @@ async def test_the_model_is_told_when_to_use_the_list(make_session: Any) -> None
 
 async def test_the_system_prompt_says_when_to_keep_a_list(make_session: Any) -> None:
     session, _provider, _recorder = await make_session([])
-    assert "three or more steps, keep a to-do list with the todo tool" in session.system_prompt
+    assert "three or more steps, keep a to-do list with the todo tool" in session.toolset.system_prompt
     without, _p, _r = await make_session([], tools=["read", "bash"])
-    assert "todo tool" not in without.system_prompt
+    assert "todo tool" not in without.toolset.system_prompt

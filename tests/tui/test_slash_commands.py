@@ -10,7 +10,7 @@ from typing import Any
 
 from textual.screen import ModalScreen
 
-from atomic.tui import screens
+from atomic.core.contract import FRONTEND_COMMANDS
 from atomic.tui.app import AtomicApp
 from atomic.tui.commands import BY_NAME, COMMANDS, SlashCommandProvider
 from atomic.tui.conversation import NoteMessage
@@ -46,13 +46,20 @@ async def say(pilot: Any, *texts: str) -> None:
         await wait_for(lambda n=wanted: len(app.engine.messages()) >= n and not app.engine.is_streaming, pilot)
 
 
-def test_each_command_is_declared_once_and_names_a_real_screen() -> None:
+def test_each_command_is_declared_once() -> None:
     names = [command.name for command in COMMANDS]
     assert len(names) == len(set(names)) == len(BY_NAME)
-    for command in COMMANDS:
-        if command.screen is not None:
-            assert command.screen in screens._MODULES, command.name
-            assert issubclass(getattr(screens, command.screen), ModalScreen)
+    assert all(command.description for command in COMMANDS)
+
+
+def test_the_commands_every_frontend_offers_come_from_the_engine_declaration() -> None:
+    """/compact and /name read the same in the TUI and in an ACP editor: both take the engine's declaration."""
+    from atomic.acp.session_bridge import BUILTIN_COMMANDS
+
+    assert [c.name for c in FRONTEND_COMMANDS] == ["compact", "name"]
+    for shared in FRONTEND_COMMANDS:
+        assert (BY_NAME[shared.name].name, BY_NAME[shared.name].description) == (shared.name, shared.description)
+        assert (shared.name, shared.description) in BUILTIN_COMMANDS
 
 
 async def test_completion_and_palette_offer_the_table(tmp_path: Path) -> None:

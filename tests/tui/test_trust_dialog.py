@@ -46,7 +46,7 @@ async def test_first_run_dialog_names_what_loads_and_trust_saves(tmp_path: Path,
         await wait_for(lambda: app.engine.trust.decision.trusted, pilot)
         await wait_for(lambda: (cwd / ".atomic" / "extensions" / "IMPORTED").exists(), pilot)
         await wait_for(lambda: "hello" in behind(app).extensions.registered_commands, pilot)
-        assert "project rules" in behind(app).system_prompt
+        assert "project rules" in behind(app).toolset.system_prompt
     assert TrustStore(agent_dir).lookup(cwd) == (cwd.resolve(), True)
 
 
@@ -66,7 +66,7 @@ async def test_trust_once_saves_nothing_and_dont_trust_is_remembered(tmp_path: P
         await pilot.press("down", "down", "enter")  # don't trust
         await wait_for(lambda: second.engine.trust.decision.source == "saved", pilot)
         assert not second.engine.trust.decision.trusted
-        assert "project rules" not in behind(second).system_prompt
+        assert "project rules" not in behind(second).toolset.system_prompt
     assert TrustStore(agent_dir).lookup(cwd) == (cwd.resolve(), False)
 
     third = make_app(cwd)  # the saved "no" decides: no dialog
@@ -122,7 +122,7 @@ async def test_initial_message_waits_for_the_answer(tmp_path: Path, agent_dir: P
         await pilot.press("enter")
         await wait_for(lambda: len(app.engine.messages()) >= 2, pilot)
         # The prompt went out with the project's context file, trusted just before.
-        assert "project rules" in behind(app).system_prompt
+        assert "project rules" in behind(app).toolset.system_prompt
 
 
 async def test_letters_typed_while_the_first_run_dialog_is_open_reach_the_editor(tmp_path: Path, agent_dir: Path) -> None:

@@ -39,12 +39,11 @@ from atomic.core.contract.state import (
     SkippedResources,
     TrustStatus,
 )
-from atomic.core.engine.compaction_runner import CompactionFailed
-from atomic.core.engine.factory import StartupError
+from atomic.core.engine.errors import CompactionFailed, PromptRejected, StartupError
 from atomic.core.engine.options import SessionOptions
-from atomic.core.engine.session import PromptRejected
 from atomic.core.extensions.events import ExtensionUiRequest
 from atomic.core.extensions.ui import UiAnswer, UiAnswerError, check_answer
+from atomic.core.frontend_commands import COMPACT, FRONTEND_COMMANDS, NAME, FrontendCommand
 from atomic.core.model_types import Model
 from atomic.core.permissions import (
     PERMISSION_MODES,
@@ -148,6 +147,7 @@ __all__ = [
     "Approver",
     "AuthStatus",
     "BashChunk",
+    "COMPACT",
     "ChangePreview",
     "ChangedFile",
     "CheckpointDiff",
@@ -162,9 +162,11 @@ __all__ = [
     "EditorTerminal",
     "Engine",
     "ExtensionUiRequest",
+    "FRONTEND_COMMANDS",
     "FileChange",
     "ForkMessage",
     "ForkResult",
+    "FrontendCommand",
     "HOW_TO_TRUST",
     "ListedRule",
     "LoginCancelled",
@@ -175,6 +177,7 @@ __all__ = [
     "Model",
     "ModelCycle",
     "ModelFallback",
+    "NAME",
     "PERMISSION_MODES",
     "PermissionMode",
     "ProjectOffer",

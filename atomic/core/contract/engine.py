@@ -26,7 +26,6 @@ from atomic.core.contract.trust_view import TrustView
 from atomic.core.engine import session_stats as stats
 from atomic.core.engine.options import SessionOptions
 from atomic.core.engine.project_trust import TrustChoice
-from atomic.core.engine.session import AgentSession, Listener
 from atomic.core.messages import BashExecutionMessage, ImageContent
 from atomic.core.permissions import Approver, ListedRule, PermissionMode, RuleList
 from atomic.core.permissions.rule_files import RuleScope
@@ -36,8 +35,11 @@ from atomic.core.session.recovery import Recovery
 from atomic.core.settings import Settings
 from atomic.core.tools.base import EditorFiles, EditorTerminal
 
+# The session module is the whole engine (agent loop, tools, providers): `open_engine` loads it,
+# importing the contract does not.
 if TYPE_CHECKING:
     from atomic.core.checkpoints.records import CheckpointDiff, CheckpointInfo, RestoreResult, RewindPoint
+    from atomic.core.engine.session import AgentSession, Listener
     from atomic.core.records import (
         CommandInfo,
         CompactionOutcome,
@@ -263,11 +265,11 @@ class Engine:
         """Write the session as one HTML file (slow for long sessions: call it off the event loop).
         Returns the path written. Raises ValueError: an in-memory or empty session."""
         s = self._s
-        return stats.export_html(s.store, s.cwd, s.system_prompt, s.active_tools(), output_path)
+        return stats.export_html(s.store, s.cwd, s.toolset.system_prompt, s.toolset.active_tools(), output_path)
 
     def context_file_paths(self) -> list[Path]:
         """The instruction files (AGENTS.md ...) in the system prompt, global first."""
-        return [f.path for f in self._s.context_files]
+        return [f.path for f in self._s.toolset.context_files]
 
     def commands(self) -> list[CommandInfo]:
         """Every command a user can type besides the frontend's own: extension commands first, then
@@ -275,7 +277,7 @@ class Engine:
         s = self._s
         return [
             *(s.extensions.commands() if s.extensions is not None else ()),
-            *(s.resources.commands() if s.resources is not None else ()),
+            *(s.toolset.resources.commands() if s.toolset.resources is not None else ()),
             *(s.mcp.commands() if s.mcp is not None else ()),
         ]
 

@@ -6,9 +6,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from atomic.core.engine.session import AgentSession
-
 if TYPE_CHECKING:
+    from atomic.core.engine.session import AgentSession
     from atomic.core.records import McpServerStatus
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any, Protocol
 
+from atomic.core.engine.errors import CompactionFailed
 from atomic.core.events import (
     CompactionEnd,
     CompactionReason,
@@ -42,10 +43,6 @@ _RETRY_EVENTS: dict[str, type[Event]] = {
 }
 
 _FAILURE_PREFIX: dict[str, str] = {"manual": "Compaction failed", "threshold": "Auto-compaction failed"}
-
-
-class CompactionFailed(Exception):
-    pass
 
 
 class PlannerModels(Protocol):

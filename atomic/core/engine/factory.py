@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from atomic.core.engine.errors import StartupError
 from atomic.core.engine.model_selection import SCRIPTED_PROVIDER, scripted_model
 from atomic.core.engine.options import SessionOptions
 from atomic.core.engine.session import AgentSession
@@ -17,10 +18,6 @@ from atomic.core.sandbox.probe import shared_probe
 from atomic.core.session.listing import find_session, list_sessions
 from atomic.core.session.store import SessionFileError, SessionStore
 from atomic.core.settings import SettingsManager
-
-
-class StartupError(Exception):
-    """A problem with the options that makes starting impossible (the CLI prints it and exits 1)."""
 
 
 def _session_dir(options: SessionOptions, settings: SettingsManager, cwd: Path) -> Path | None:
@@ -136,7 +133,8 @@ def _load_resources(session: AgentSession, options: SessionOptions) -> None:
         session.subagents = build_subagents(session, include_project=trusted)
         agents = list(session.subagents.agents.values())
         tools = [TaskTool(agents) if tool.name == "task" else tool for tool in tools]
-    session.install_tools(tools)
+    toolset = session.toolset
+    toolset.install_tools(tools)
     catalog = ResourceCatalog(
         session.cwd,
         session.agent_dir,
@@ -152,20 +150,20 @@ def _load_resources(session: AgentSession, options: SessionOptions) -> None:
     session.startup_warnings.extend(str(d) for d in catalog.diagnostics)
 
     def rebuild() -> str:
-        tools_now = session.active_tools()
+        tools_now = toolset.active_tools()
         return build_system_prompt(
             cwd=session.cwd,
             agent_dir=session.agent_dir,
             tools=[(t.name, t.prompt_snippet or t.description.split("\n")[0]) for t in tools_now],
-            context_files=session.context_files,
+            context_files=toolset.context_files,
             skills=catalog.skills,
             custom_prompt=options.system_prompt,
             append_prompts=options.append_system_prompt,
-            read_tool_active="read" in session.active_tool_names,
+            read_tool_active="read" in toolset.active_tool_names,
             include_project=session.trust.trusted,
         )
 
-    session.use_resources(catalog, context_files, rebuild)
+    toolset.use_resources(catalog, context_files, rebuild)
 
 
 async def create_session(options: SessionOptions) -> AgentSession:

@@ -128,7 +128,7 @@ class ModelSelection:
             from atomic.core.providers.registry import start_provider_warmup
 
             # A no-op for apis with nothing heavy to load (the scripted one).
-            start_provider_warmup(self.model.api)
+            start_provider_warmup(self.model.api, https=self.model.base_url.startswith("https:"))
 
     def no_model_guide(self) -> str:
         """What to tell a user who has no usable model (how to add a key)."""

@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     from atomic.core.engine.options import SessionOptions
     from atomic.core.extensions.runtime import ExtensionRuntime
     from atomic.core.mcp.manager import McpManager
-    from atomic.core.resources.context_files import ContextFile
     from atomic.core.settings import SettingsManager
 
 # How a user answers the project trust question: save yes/no, yes for this run, or forget the saved answer.
@@ -37,7 +36,6 @@ class TrustHost(ExtensionHost, Protocol):
     def mcp(self) -> McpManager | None: ...
 
     def set_mcp(self, manager: McpManager | None) -> None: ...
-    def set_context_files(self, context_files: list[ContextFile]) -> None: ...
     def attach_extensions(self, runtime: ExtensionRuntime) -> None: ...
 
 
@@ -207,14 +205,15 @@ class ProjectTrust:
         self.decision = decision
         self._skipped = None
         host.settings_manager.set_project_trusted(decision.trusted)
-        if host.resources is not None:
-            host.resources.include_project = decision.trusted
-            host.resources.reload()
+        toolset = host.toolset
+        if toolset.resources is not None:
+            toolset.resources.include_project = decision.trusted
+            toolset.resources.reload()
         if not options.no_context_files:
             from atomic.core.resources.context_files import load_context_files
 
-            host.set_context_files(load_context_files(host.cwd, host.agent_dir, include_project=decision.trusted))
-        host.refresh_system_prompt()
+            toolset.set_context_files(load_context_files(host.cwd, host.agent_dir, include_project=decision.trusted))
+        toolset.refresh_system_prompt()
         if decision.trusted == was_trusted:
             return
         if options.tools != []:

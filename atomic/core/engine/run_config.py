@@ -19,6 +19,7 @@ from atomic.core.agent.queues import MessageQueue, QueuedMessage
 from atomic.core.engine.compaction_runner import CompactionRunner
 from atomic.core.engine.model_selection import ModelSelection
 from atomic.core.engine.plan_review import PlanReview
+from atomic.core.engine.toolset import Toolset
 from atomic.core.events import Event
 from atomic.core.extensions.hooks import HookBus
 from atomic.core.messages import Usage
@@ -42,9 +43,7 @@ if TYPE_CHECKING:
 class RunSource(Protocol):
     cwd: Path
     agent_dir: Path
-    tools: dict[str, Tool]
-    active_tool_names: list[str]
-    system_prompt: str
+    toolset: Toolset
     exit_plan_tool: ExitPlanTool
     plan_review: PlanReview
     mcp: McpManager | None
@@ -75,7 +74,6 @@ class RunSource(Protocol):
     def emit(self, event: Event) -> None: ...
     def context_messages(self) -> list[Any]: ...
     def record_message(self, message: Any) -> None: ...
-    def active_tools(self) -> list[Tool]: ...
     def queue_changed(self) -> None: ...
     def notify_once(self, key: str, message: str) -> None: ...
 
@@ -102,8 +100,8 @@ async def build_request(session: RunSource, messages: list[Any]) -> StreamReques
                 messages = result["messages"]
     api_key, headers = await session.models.request_credentials(model, messages)
     timeout_ms = session.settings.retry.provider.timeout_ms
-    tools = session.active_tools()
-    system_prompt = session.system_prompt
+    tools = session.toolset.active_tools()
+    system_prompt = session.toolset.system_prompt
     if session.permissions.mode == "plan":
         tools = tools + [session.exit_plan_tool]
         system_prompt = f"{system_prompt}\n\n{PLAN_MODE_PROMPT}"
@@ -127,8 +125,8 @@ async def build_request(session: RunSource, messages: list[Any]) -> StreamReques
 
 def find_tool(session: RunSource, name: str) -> Tool | None:
     """The tool a call names: an active one, `exit_plan` while planning, or an MCP server's."""
-    if name in session.active_tool_names:
-        return session.tools.get(name)
+    if name in session.toolset.active_tool_names:
+        return session.toolset.tools.get(name)
     if name == EXIT_PLAN_TOOL and session.permissions.mode == "plan":
         return session.exit_plan_tool
     return session.mcp.find_tool(name) if session.mcp is not None else None

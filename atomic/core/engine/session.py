@@ -1,7 +1,7 @@
 """AgentSession: the run of one session (prompting, the queues, abort, idle, state, event fan-out).
 
-It holds the components (session files, model selection, compaction, bash, checkpoints, project
-trust) and builds each run's config; callers reach a component's own methods through it
+It holds the components (session files, model selection, the toolset, compaction, bash,
+checkpoints, project trust) and builds each run's config; callers reach a component's own methods through it
 (`session.models.set_model`), never through a forwarding method here. Listeners get every engine
 event in order.
 """
@@ -27,6 +27,7 @@ from atomic.core.engine.project_trust import ProjectTrust
 from atomic.core.engine.run_config import run_config
 from atomic.core.engine.session_files import SessionFiles
 from atomic.core.engine.todos import TodoTracker
+from atomic.core.engine.toolset import Toolset
 from atomic.core.events import (
     AgentSettled,
     Event,
@@ -50,7 +51,7 @@ from atomic.core.session.context import ContextItem, SessionContext, build_conte
 from atomic.core.session.queue_file import QueueJournal, now_ms, restore_queues
 from atomic.core.session.store import SessionStore
 from atomic.core.settings import Settings, SettingsManager
-from atomic.core.tools.base import EditorFiles, EditorTerminal, Tool
+from atomic.core.tools.base import EditorFiles, EditorTerminal
 from atomic.core.tools.exit_plan import ExitPlanTool
 from atomic.core.tools.todo import TODO_TOOL
 
@@ -59,8 +60,6 @@ if TYPE_CHECKING:
     from atomic.core.extensions.runtime import ExtensionRuntime
     from atomic.core.mcp.manager import McpManager
     from atomic.core.records import CompactionOutcome, ContextUsage, QueueSnapshot, SessionStats
-    from atomic.core.resources.context_files import ContextFile
-    from atomic.core.resources.input_expansion import ResourceCatalog
     from atomic.core.subagents.runner import SubagentRunner
     from atomic.core.trust import TrustDecision
 
@@ -112,9 +111,8 @@ class AgentSession:
         self.queue_journal = QueueJournal(lambda: self.store.path, lambda: (self.steering, self.follow_ups))
         self.auto_retry_enabled = s.retry.enabled
         self.auto_compaction_enabled = s.compaction.enabled
-        self.tools: dict[str, Tool] = {}
-        self.active_tool_names: list[str] = []
-        self.system_prompt = ""
+        # Which tools are active, and the system prompt built from them and the resources.
+        self.toolset = Toolset()
         self.context_items: list[ContextItem] = []
         self.loaded_context = SessionContext()
         self.compacted_since_usage = False
@@ -162,53 +160,15 @@ class AgentSession:
         # The project's files before each prompt's first change (atomic/core/checkpoints); built
         # on first use so that start-up does not import it.
         self._checkpoints: Checkpoints | None = None
-        # Prompt templates and skills, and the loaded extensions (the factory installs both).
-        self.resources: ResourceCatalog | None = None
+        # The loaded extensions (the factory installs them).
         self.extensions: ExtensionRuntime | None = None
         # MCP servers (None when none is configured), and where their notices go (kept across trust changes).
         self.mcp: McpManager | None = None
         self.mcp_notice_sink: Callable[[str], None] | None = None
         # The project's trust decision and what it switches on and off (engine/project_trust.py).
         self.trust = ProjectTrust(self, options, trust)
-        # Installed by the factory; the trust component reloads them when the decision changes.
-        self.context_files: list[ContextFile] = []
-        self._prompt_builder: Callable[[], str] | None = None
 
     # ------------------------------------------------------------------ what the factory installs
-
-    def install_tools(self, tools: list[Tool]) -> None:
-        """The built-in tools, all active."""
-        self.tools = {tool.name: tool for tool in tools}
-        self.active_tool_names = [tool.name for tool in tools]
-
-    def use_resources(
-        self, catalog: ResourceCatalog, context_files: list[ContextFile], prompt_builder: Callable[[], str]
-    ) -> None:
-        """Templates and skills, context files, and how the system prompt is built from them."""
-        self.resources = catalog
-        self.context_files = context_files
-        self._prompt_builder = prompt_builder
-        self.refresh_system_prompt()
-
-    def set_context_files(self, context_files: list[ContextFile]) -> None:
-        self.context_files = context_files
-        self.refresh_system_prompt()
-
-    def refresh_system_prompt(self) -> None:
-        """Rebuild the system prompt (tools, context files or skills changed)."""
-        if self._prompt_builder is not None:
-            self.system_prompt = self._prompt_builder()
-
-    def add_tool(self, tool: Tool) -> None:
-        """Make the tool active (replacing a built-in of the same name) and refresh the system prompt."""
-        self.tools[tool.name] = tool
-        if tool.name not in self.active_tool_names:
-            self.active_tool_names.append(tool.name)
-        self.refresh_system_prompt()
-
-    def set_active_tools(self, names: list[str]) -> None:
-        self.active_tool_names = list(names)
-        self.refresh_system_prompt()
 
     def attach_extensions(self, runtime: ExtensionRuntime) -> None:
         self.extensions = runtime
@@ -326,9 +286,6 @@ class AgentSession:
         ):
             self.compacted_since_usage = False
 
-    def active_tools(self) -> list[Tool]:
-        return [self.tools[name] for name in self.active_tool_names if name in self.tools]
-
     def queue_changed(self) -> None:
         self.queue_journal.changed()
         self.emit(QueueUpdate(steering=self.steering.texts(), follow_up=self.follow_ups.texts()))
@@ -351,9 +308,8 @@ class AgentSession:
         return self._run_task is not None and not self._run_task.done()
 
     def _expand(self, text: str) -> str:
-        if self.resources is None:
-            return text
-        return self.resources.expand(text)
+        resources = self.toolset.resources
+        return text if resources is None else resources.expand(text)
 
     async def _expand_mcp(self, text: str, images: list[ImageContent]) -> tuple[str, list[ImageContent]]:
         """MCP prompt commands and `@server:uri` resource mentions (mcp/mentions.py)."""
@@ -440,7 +396,7 @@ class AgentSession:
         run = AgentRun(run_config(self), recorded=pending)
         self._current_run = run
 
-        base_prompt = self.system_prompt
+        base_prompt = self.toolset.system_prompt
 
         async def runner() -> None:
             try:
@@ -453,7 +409,7 @@ class AgentSession:
                 await run.run(pending)
             finally:
                 # An extension's system prompt change lasts for this run only.
-                self.system_prompt = base_prompt
+                self.toolset.system_prompt = base_prompt
                 self._current_run = None
                 self._flush_deferred()
                 await self.after_run(run)
@@ -466,10 +422,10 @@ class AgentSession:
         return self._run_task
 
     async def _before_agent_start(self, pending: list[Any]) -> None:
-        payload = {"prompt": pending, "systemPrompt": self.system_prompt}
+        payload = {"prompt": pending, "systemPrompt": self.toolset.system_prompt}
         for result in await self.hooks.emit("before_agent_start", payload):
             if isinstance(result, dict) and isinstance(result.get("systemPrompt"), str):
-                self.system_prompt = result["systemPrompt"]
+                self.toolset.system_prompt = result["systemPrompt"]
 
     async def after_run(self, run: AgentRun) -> None:
         """After a run: threshold compaction, then nothing else (queued messages wait for the next run)."""

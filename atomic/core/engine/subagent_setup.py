@@ -52,7 +52,7 @@ def _child_setup(session: AgentSession, agent: AgentDefinition) -> ChildSetup:
             cwd=session.cwd,
             tools=[(t.name, t.prompt_snippet or t.description.split("\n")[0]) for t in tools.values()],
             instructions=agent.instructions,
-            context_files=session.context_files,
+            context_files=session.toolset.context_files,
         ),
         tools=tools,
         settings=lambda: session.settings,

@@ -149,17 +149,17 @@ class ExtensionAPI:
 
     @property
     def active_tools(self) -> list[str]:
-        return list(self.session.active_tool_names)
+        return list(self.session.toolset.active_tool_names)
 
     @property
     def all_tools(self) -> list[Tool]:
-        return list(self.session.tools.values())
+        return list(self.session.toolset.tools.values())
 
     def set_active_tools(self, names: list[str]) -> None:
-        unknown = [n for n in names if n not in self.session.tools]
+        unknown = [n for n in names if n not in self.session.toolset.tools]
         if unknown:
             raise ValueError(f"Unknown tools: {', '.join(unknown)}")
-        self.session.set_active_tools(list(names))
+        self.session.toolset.set_active_tools(list(names))
 
     # ------------------------------------------------------------------ messages
 
@@ -248,8 +248,9 @@ class ExtensionAPI:
     def get_commands(self) -> list[dict[str, Any]]:
         """Extension commands, prompt templates and skills, as `get_commands` lists them."""
         items = self._runtime.command_items()
-        if self.session.resources is not None:
-            items.extend(asdict(c) for c in self.session.resources.commands())
+        resources = self.session.toolset.resources
+        if resources is not None:
+            items.extend(asdict(c) for c in resources.commands())
         return items
 
     @property

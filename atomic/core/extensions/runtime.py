@@ -48,10 +48,7 @@ class ExtensionRuntime:
     def add_tool(self, tool: ExtensionTool) -> None:
         """Make the tool active (replacing a built-in of the same name) and refresh the system prompt."""
         self.tools[tool.name] = tool
-        self.session.add_tool(tool)
-
-    def refresh_system_prompt(self) -> None:
-        self.session.refresh_system_prompt()
+        self.session.toolset.add_tool(tool)
 
     # ------------------------------------------------------------------ commands
 

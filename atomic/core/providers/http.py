@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import ssl
 import threading
 import weakref
 from collections.abc import Mapping
@@ -18,6 +19,7 @@ from typing import Any
 
 from atomic.core.providers.base import ProviderError, StreamRequest
 from atomic.core.providers.errors import classify_status, parse_retry_after, scrub_secret
+from atomic.core.providers.http_stack import import_httpx, tls_context, trust_hook
 
 # The SDKs' defaults: ten minutes for a long reply, five seconds to connect.
 DEFAULT_TIMEOUT_S = 600.0
@@ -31,18 +33,22 @@ _prebuilt_lock = threading.Lock()
 
 
 def _new_pool() -> Any:
-    import httpx2
-
+    httpx2 = import_httpx()
+    verify = tls_context()
+    hooks = {"request": [trust_hook(verify)]} if isinstance(verify, ssl.SSLContext) else {}
     return httpx2.AsyncClient(
         follow_redirects=True,
         limits=httpx2.Limits(max_connections=100, max_keepalive_connections=20),
+        verify=verify,
+        event_hooks=hooks,
     )
 
 
 def warm_up() -> None:
     """Load what the first request needs, off the event loop (call it from a thread): the HTTP
     stack's modules, including those it imports only when the first connection opens, and a
-    connection pool (its TLS context is the dearest part; docs/performance.md)."""
+    connection pool. The pool's CAs load before its first `https` request (http_stack.py)."""
+    import_httpx()
     import anyio._backends._asyncio  # noqa: F401
     import anyio._core._sockets  # noqa: F401
     import anyio.lowlevel  # noqa: F401
@@ -50,7 +56,6 @@ def warm_up() -> None:
     import anyio.streams.stapled  # noqa: F401
     import anyio.streams.tls  # noqa: F401
     import h11  # noqa: F401
-    import httpcore2  # noqa: F401
 
     with _prebuilt_lock:
         if _prebuilt:

@@ -194,14 +194,25 @@ def get_provider(api: str) -> Provider:
     return provider
 
 
-def start_provider_warmup(api: str) -> None:
-    """Warm a built-in provider up in a daemon thread (no-op for other apis or when started)."""
+def start_provider_warmup(api: str, *, https: bool = False) -> None:
+    """Warm a built-in provider up in a daemon thread (no-op for other apis or when started);
+    `https`: its pool will talk TLS, so its CA bundle is read there too (providers/http_stack.py)."""
     spec = APIS.get(api)
     warm = spec.warm_up if spec is not None else None
     if warm is not None and api not in _registered:
         from atomic.core.providers.warmup import start_warmup
 
-        start_warmup(api, warm)
+        start_warmup(api, _with_trust(warm) if https else warm)
+
+
+def _with_trust(warm: Callable[[], None]) -> Callable[[], None]:
+    def warm_and_trust() -> None:
+        from atomic.core.providers.http_stack import preload_trust
+
+        warm()
+        preload_trust()
+
+    return warm_and_trust
 
 
 async def ensure_provider_ready(api: str) -> None:

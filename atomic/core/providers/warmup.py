@@ -2,7 +2,8 @@
 event loop.
 
 Loading a provider's modules and building its connection pool costs a noticeable share of a CPU
-second (docs/performance.md), more under load, so it never happens on the event loop: `start_warmup(api, warm)`
+second (docs/performance.md; reading the CA bundle waits for the first `https` request:
+providers/http_stack.py), more under load, so it never happens on the event loop: `start_warmup(api, warm)`
 runs the api's `warm_up` in a daemon thread (a process that exits never waits for it);
 `await wait_warmup(future)` waits for that thread without blocking the loop. The connection pools
 themselves live in `providers/http.py`.
