@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from atomic.core.records import CommandInfo
 from atomic.core.resources.input_expansion import ResourceCatalog, expand_input
 
 
@@ -22,20 +23,20 @@ def test_commands_items(tmp_path: Path, agent_dir: Path) -> None:
     catalog = ResourceCatalog(cwd, agent_dir)
     assert catalog.diagnostics == []
     assert catalog.commands() == [
-        {
-            "name": "fix-tests",
-            "description": "Fix failing tests",
-            "source": "prompt",
-            "location": "project",
-            "path": str((cwd / ".atomic" / "prompts" / "fix-tests.md").resolve()),
-        },
-        {
-            "name": "skill:brave-search",
-            "description": "Web search via Brave API",
-            "source": "skill",
-            "location": "user",
-            "path": str(agent_dir / "skills" / "brave-search" / "SKILL.md"),
-        },
+        CommandInfo(
+            name="fix-tests",
+            description="Fix failing tests",
+            source="prompt",
+            location="project",
+            path=str((cwd / ".atomic" / "prompts" / "fix-tests.md").resolve()),
+        ),
+        CommandInfo(
+            name="skill:brave-search",
+            description="Web search via Brave API",
+            source="skill",
+            location="user",
+            path=str(agent_dir / "skills" / "brave-search" / "SKILL.md"),
+        ),
     ]
 
 
@@ -66,7 +67,7 @@ def test_disabling_discovery_keeps_explicit_paths(tmp_path: Path, agent_dir: Pat
         no_prompt_templates=True,
         no_skills=True,
     )
-    assert [(c["name"], c["location"]) for c in catalog.commands()] == [
+    assert [(c.name, c.location) for c in catalog.commands()] == [
         ("own", "path"),
         ("skill:own-skill", "path"),
     ]
