@@ -289,11 +289,14 @@ class McpConnection:
         """The transport ended with no call running: crashed now, restarted by the next call."""
         self._stop.set()  # leaving the SDK's context below may raise; nothing new to report
         self._client = None
-        self.error = "connection lost: the server closed the connection"
-        self.status = "crashed"
-        code = await self._exit_code(0.5) if self._process is not None else None
+        # The exit code first, then status and error together: a reader never sees "crashed" with
+        # the vaguer words that the code would have replaced a moment later.
+        code = await self._exit_code(1.0) if self._process is not None else None
         if code is not None:
             self.error = f"connection lost: {exit_detail(code, last_stderr_line(self.log_path, self._log_start))}"
+        else:
+            self.error = "connection lost: the server closed the connection"
+        self.status = "crashed"
         self._write_log(self.error)
 
     async def _next_event(self) -> str | None:
