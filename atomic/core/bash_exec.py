@@ -44,8 +44,10 @@ async def execute_bash(
     shell_path: str | None = None,
     command_prefix: str | None = None,
     env: dict[str, str] | None = None,
+    on_display: Callable[[str], None] | None = None,
 ) -> BashResult:
     """Run `command`, streaming `on_chunk(channel, text)`; never raises on cancellation (see module doc).
+    `on_display` gets the same output with its colours (SGR only), for a frontend to show.
 
     Raises `atomic.core.shell.ShellError` when the command cannot start (e.g. missing cwd).
     """
@@ -65,6 +67,7 @@ async def execute_bash(
             shell_path=shell_path,
             command_prefix=command_prefix,
             env=env,
+            on_display=on_display,
         )
         exit_code = result.exit_code
     except asyncio.CancelledError:

@@ -12,10 +12,12 @@ from textual.geometry import Size
 from textual.widget import Widget
 from textual.widgets import Static
 
-from atomic.tui.ansi_output import coloured_content
+from atomic.tui.ansi_output import coloured_content, coloured_tail
 from atomic.tui.streaming import StreamingMarkdown
 
 BASH_PREVIEW_LINES = 8
+# The coloured copy of a `!cmd`'s output keeps at most this many characters (its end).
+BASH_COLOURED_KEEP = 64 * 1024
 
 
 class Conversation(VerticalScroll):
@@ -241,6 +243,8 @@ class BashView(VerticalGroup):
         self.command = command
         self.excluded = excluded
         self.output = ""
+        # The output with its colours (SGR only) while the command runs here; a resumed one has none.
+        self.coloured = ""
         self._output_widget = Static("", classes="bash-output")
         self._status_widget = Static("running… (esc to cancel)", classes="bash-status")
         self._refresh_pending = False
@@ -258,16 +262,25 @@ class BashView(VerticalGroup):
             self._refresh_pending = True
             self.set_timer(0.05, self._flush)
 
+    def append_display(self, text: str) -> None:
+        self.coloured += text
+        if len(self.coloured) > 2 * BASH_COLOURED_KEEP:
+            # Cut at a line start, so no colour sequence is split (the colour state of the cut lines is lost).
+            cut = self.coloured.find("\n", len(self.coloured) - BASH_COLOURED_KEEP)
+            self.coloured = self.coloured[cut + 1 :] if cut >= 0 else ""
+
     def _flush(self) -> None:
         self._refresh_pending = False
         lines = self.output.rstrip("\n").splitlines()
         shown = lines[-BASH_PREVIEW_LINES:]
         skipped = len(lines) - len(shown)
-        text = "\n".join(shown)
-        if skipped:
-            text = f"… {skipped} earlier lines\n{text}"
-        self._output_widget.update(coloured_content(text))
-        self._output_widget.display = bool(text)  # no blank line for a command that printed nothing
+        if "\x1b" in self.coloured:
+            body = coloured_tail(self.coloured.rstrip("\n"), len(shown))
+        else:
+            body = coloured_content("\n".join(shown))
+        content = Content(f"… {skipped} earlier lines\n") + body if skipped else body
+        self._output_widget.update(content)
+        self._output_widget.display = bool(content.plain)  # no blank line for a command that printed nothing
 
     def finish(self, output: str, exit_code: int | None, cancelled: bool) -> None:
         self.output = output

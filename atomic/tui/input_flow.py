@@ -139,6 +139,7 @@ class InputFlow:
                 result = await engine.run_bash(
                     command.strip(),
                     on_chunk=lambda _channel, chunk: view.append_output(chunk),
+                    on_display=view.append_display,
                     exclude_from_context=excluded,
                 )
             except Exception as exc:

@@ -11,8 +11,10 @@ from typing import Any
 from rich.segment import Segment
 from textual.style import Style
 
+from atomic.core.messages import BashExecutionMessage
 from atomic.tui.ansi_output import coloured_content, coloured_tail
 from atomic.tui.app import AtomicApp
+from atomic.tui.conversation import BashView
 from atomic.tui.tool_cards import ToolCard
 from tests.tui.helpers import make_app, type_text, wait_for
 
@@ -166,3 +168,22 @@ def test_malformed_or_huge_sequences_never_break_the_text() -> None:
         text = "".join(rng.choice(alphabet) for _ in range(40))
         shown = coloured_content(text).plain
         assert not [ch for ch in shown if ch != "\n" and (ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F)], repr(text)
+
+
+async def test_the_users_own_bash_command_shows_its_colours_too(tmp_path: Path) -> None:
+    """`!cmd` output: coloured on screen, hostile escapes dropped, stored without escapes."""
+    app = make_app(tmp_path / "p", [])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_text(pilot, "!" + TEST_RUN + "; " + HOSTILE)
+        await pilot.press("enter")
+        await wait_for(lambda: bool(app.conversation.query(BashView)) and not app.engine.is_bash_running, pilot, 15)
+        await pilot.pause(0.2)
+        view = app.conversation.query_one(BashView)
+        output_widget = view.query_one(".bash-output")
+        shown = segments(output_widget)
+        text = "".join(s.text for s in shown)
+        assert colour_of(shown, "5 passed") == 2 and colour_of(shown, "red") == 1
+        assert "pwned" not in text and "evil" not in text
+        assert not [ch for ch in text if ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F]
+        stored = [m for m in app.engine.messages() if isinstance(m, BashExecutionMessage)]
+        assert len(stored) == 1 and "\x1b" not in stored[0].output and "5 passed" in stored[0].output

@@ -344,6 +344,7 @@ class Engine:
         *,
         request_id: str | None = None,
         on_chunk: BashChunk | None = None,
+        on_display: Callable[[str], None] | None = None,
         exclude_from_context: bool = False,
     ) -> BashExecutionMessage:
         """Run a shell command for the user (`!cmd`); the result is stored in the session.
@@ -351,10 +352,12 @@ class Engine:
         Args:
             request_id: names the request for `abort_bash`.
             on_chunk: receives output as it arrives.
+            on_display: receives it with its colours (SGR sequences only), for display; never stored.
             exclude_from_context: `!!cmd`: shown, never sent to the model.
         """
         return await self._s.bash.run(
-            command, request_id=request_id, on_chunk=on_chunk, exclude_from_context=exclude_from_context
+            command, request_id=request_id, on_chunk=on_chunk, on_display=on_display,
+            exclude_from_context=exclude_from_context,
         )
 
     def abort_bash(self, request_id: str | None = None) -> bool:

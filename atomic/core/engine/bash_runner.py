@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from atomic.core.bash_exec import BashResult
 
 ChunkCallback = Callable[[str, str], None]
+# The output with its colours kept (SGR sequences only), for display; never stored.
+DisplayChunkCallback = Callable[[str], None]
 
 
 class BashRunner:
@@ -49,6 +51,7 @@ class BashRunner:
         *,
         request_id: str | None = None,
         on_chunk: ChunkCallback | None = None,
+        on_display: DisplayChunkCallback | None = None,
         exclude_from_context: bool = False,
     ) -> BashExecutionMessage:
         from atomic.core.bash_exec import execute_bash
@@ -67,6 +70,7 @@ class BashRunner:
                 on_chunk=on_chunk or (lambda _c, _t: None),
                 shell_path=settings.shell_path,
                 command_prefix=settings.shell_command_prefix,
+                on_display=on_display,
             )
         )
         self.tasks[request_id] = task
