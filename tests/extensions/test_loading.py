@@ -111,7 +111,7 @@ async def test_load_errors_are_extension_error_events(make_session, ext_dir: Pat
     session, _, _ = await make_session()
     assert session.extensions is None  # nothing to load: no runtime was built
     runtime = ExtensionRuntime(session)
-    session.attach_extensions(runtime)
+    session.extensions = runtime
     rec = Recorder(session)
     bad = write_extension(ext_dir, "bad.py", BROKEN_ACTIVATE)
     assert await load_extension(runtime, bad.resolve()) is False

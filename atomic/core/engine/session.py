@@ -160,28 +160,13 @@ class AgentSession:
         # The project's files before each prompt's first change (atomic/core/checkpoints); built
         # on first use so that start-up does not import it.
         self._checkpoints: Checkpoints | None = None
-        # The loaded extensions (the factory installs them).
+        # The loaded extensions and the MCP servers (installed by ProjectTrust).
         self.extensions: ExtensionRuntime | None = None
-        # MCP servers (None when none is configured), and where their notices go (kept across trust changes).
+        # None when no server is configured; where their notices go is kept across trust changes.
         self.mcp: McpManager | None = None
         self.mcp_notice_sink: Callable[[str], None] | None = None
         # The project's trust decision and what it switches on and off (engine/project_trust.py).
         self.trust = ProjectTrust(self, options, trust)
-
-    # ------------------------------------------------------------------ what the factory installs
-
-    def attach_extensions(self, runtime: ExtensionRuntime) -> None:
-        self.extensions = runtime
-
-    def set_mcp(self, manager: McpManager | None) -> None:
-        self.mcp = manager
-        if manager is not None:
-            from atomic.core.extensions.ui import ExtensionUI
-
-            # A server's questions use the same dialogs as extensions (TUI, RPC extension_ui_request).
-            manager.set_dialogs(ExtensionUI(self.extension_ui, "mcp"))
-            if self.mcp_notice_sink is not None:
-                manager.set_notice_sink(self.mcp_notice_sink)
 
     # ------------------------------------------------------------------ events
 
