@@ -209,7 +209,7 @@ async def create_session(options: SessionOptions) -> AgentSession:
     session.reload_context()
     if resumed:
         session.restore_model_from_session()
-        session.restore_queue()
+        session.queue_journal.restore(session.store.records, session.queue_changed)
         if session.model is not None:
             # The resumed session's own model is used, not the saved default.
             session.models.clear_block()

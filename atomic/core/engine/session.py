@@ -48,7 +48,7 @@ from atomic.core.permissions import PermissionPolicy, parse_mode
 from atomic.core.permissions.rule_files import rule_saver, settings_rules
 from atomic.core.sandbox.control import SandboxControl
 from atomic.core.session.context import ContextItem, SessionContext, build_context
-from atomic.core.session.queue_file import QueueJournal, now_ms, restore_queues
+from atomic.core.session.queue_file import QueueJournal, now_ms
 from atomic.core.session.store import SessionStore
 from atomic.core.settings import Settings, SettingsManager
 from atomic.core.tools.base import EditorFiles, EditorTerminal
@@ -99,7 +99,8 @@ class AgentSession:
         )
         # The session file in use and what changes it (new, switch, fork, tree, labels).
         self.files = SessionFiles(
-            self, cwd=cwd, session_dir=session_dir, store=store, record_model=self.models.record_current
+            self, cwd=cwd, session_dir=session_dir, store=store, record_model=self.models.record_current,
+            restore_queue=lambda: self.queue_journal.restore(self.store.records, self.queue_changed),
         )
         self.listeners: list[Listener] = []
         # Pending extension dialogs, statuses, widgets, title: owned here, presented by a frontend.
@@ -274,17 +275,6 @@ class AgentSession:
     def queue_changed(self) -> None:
         self.queue_journal.changed()
         self.emit(QueueUpdate(steering=self.steering.texts(), follow_up=self.follow_ups.texts()))
-
-    def restore_queue(self) -> None:
-        """Put back the messages that were queued in this session file and never stored."""
-        stored = (
-            r.data["message"] for r in self.store.records
-            if r.type == "message" and isinstance(r.data.get("message"), dict) and r.data["message"].get("role") == "user"
-        )
-        if restore_queues(self.store.path, stored, self.steering, self.follow_ups):
-            self.queue_changed()
-        else:
-            self.queue_journal.stored()  # a journal of messages already stored is removed
 
     # ------------------------------------------------------------------ prompting
 
