@@ -422,7 +422,7 @@ class Engine:
 
     def set_permission_mode(self, mode: str, persist: bool = False) -> None:
         """Raises ValueError for an unknown mode."""
-        self._s.set_permission_mode(mode, persist=persist)
+        self._s.permission_modes.set_mode(mode, persist=persist)
 
     def permission_rules(self) -> list[ListedRule]:
         """The allow, ask and deny rules in force (user, trusted project, this session's "always")."""

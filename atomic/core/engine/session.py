@@ -22,6 +22,7 @@ from atomic.core.engine.errors import PromptRejected
 from atomic.core.engine.model_selection import ModelSelection
 from atomic.core.engine.options import SessionOptions
 from atomic.core.engine.owned_messages import OwnedMessages
+from atomic.core.engine.permission_modes import PermissionModes
 from atomic.core.engine.plan_review import PlanReview
 from atomic.core.engine.project_trust import ProjectTrust
 from atomic.core.engine.run_config import run_config
@@ -32,7 +33,6 @@ from atomic.core.events import (
     AgentSettled,
     Event,
     ExtensionError,
-    PermissionModeChanged,
     QueueUpdate,
 )
 from atomic.core.extensions.hooks import HookBus, input_hooks
@@ -44,7 +44,7 @@ from atomic.core.messages import (
     UserMessage,
 )
 from atomic.core.model_types import Model
-from atomic.core.permissions import PermissionPolicy, parse_mode
+from atomic.core.permissions import PermissionPolicy
 from atomic.core.permissions.rule_files import rule_saver, settings_rules
 from atomic.core.sandbox.control import SandboxControl
 from atomic.core.session.context import ContextItem, SessionContext, build_context
@@ -142,12 +142,11 @@ class AgentSession:
         )
         # The model's commands run in it (atomic/core/sandbox); the factory applies `--sandbox`.
         self.sandbox = SandboxControl(lambda: self.settings_manager.settings.sandbox, cwd)
-        # Plan mode: `exit_plan` is offered while planning; approving switches back to this mode.
+        self.permission_modes = PermissionModes(self.permissions, settings, self.emit)
+        # Plan mode: `exit_plan` is offered while planning; approving switches back to the mode before.
         self.exit_plan_tool = ExitPlanTool()
-        self.mode_before_plan = "ask"
-        self.plan_review = PlanReview(
-            self.permissions, lambda mode: self.set_permission_mode(mode), lambda: self.mode_before_plan
-        )
+        modes = self.permission_modes
+        self.plan_review = PlanReview(self.permissions, modes.set_mode, lambda: modes.before_plan)
         # Set by a frontend whose client edits files itself (ACP's fs methods).
         self.editor_files: EditorFiles | None = None
         self.editor_terminal: EditorTerminal | None = None
@@ -495,16 +494,6 @@ class AgentSession:
             self.queue_journal.save()
             self.queue_changed()
         return QueueSnapshot(steering, follow)
-
-    def set_permission_mode(self, mode: str, persist: bool = False) -> None:
-        """Change who approves tool calls; "always" answers given so far stay remembered."""
-        parsed = parse_mode(mode)
-        if parsed == "plan" and self.permissions.mode != "plan":
-            self.mode_before_plan = self.permissions.mode
-        self.permissions.mode = parsed
-        if persist:
-            self.settings_manager.update({"permissionMode": mode})
-        self.emit(PermissionModeChanged(mode=mode))
 
     # ------------------------------------------------------------------ state
 
