@@ -215,7 +215,7 @@ async def create_session(options: SessionOptions) -> AgentSession:
             session.models.clear_block()
     if session.model is not None:
         wanted = options.thinking or level
-        if wanted is None and not (resumed and session.thinking_level != "off"):
+        if wanted is None and not (resumed and session.models.thinking_level != "off"):
             wanted = session.models.saved_level_for(session.model) or settings.settings.default_thinking_level or "medium"
         if wanted is not None:
             session.models.start_level(wanted)

@@ -1,6 +1,6 @@
 """AgentSession: the run of one session (prompting, the queues, abort, idle, state, event fan-out).
 
-It holds the components (session files, model selection, the toolset, compaction, bash,
+It holds the components (session files, model selection, the toolset, compaction, bash, permission modes,
 checkpoints, project trust) and builds each run's config; callers reach a component's own methods through it
 (`session.models.set_model`), never through a forwarding method here. Listeners get every engine
 event in order.
@@ -59,7 +59,7 @@ if TYPE_CHECKING:
     from atomic.core.checkpoints.manager import Checkpoints
     from atomic.core.extensions.runtime import ExtensionRuntime
     from atomic.core.mcp.manager import McpManager
-    from atomic.core.records import CompactionOutcome, ContextUsage, QueueSnapshot, SessionStats
+    from atomic.core.records import CompactionOutcome, ContextUsage, QueueSnapshot
     from atomic.core.subagents.runner import SubagentRunner
     from atomic.core.trust import TrustDecision
 
@@ -208,10 +208,6 @@ class AgentSession:
     def model(self) -> Model | None:
         return self.models.model
 
-    @property
-    def thinking_level(self) -> str:
-        return self.models.thinking_level
-
     # ------------------------------------------------------------------ the session file
 
     @property
@@ -226,18 +222,10 @@ class AgentSession:
     def store(self) -> SessionStore:
         return self.files.store
 
-    @property
-    def session_dir(self) -> Path | None:
-        return self.files.session_dir
-
     def restore_model_from_session(self) -> None:
         """Apply the model and level recorded on the branch just loaded by `reload_context`."""
         ctx = self.loaded_context
         self.models.restore(ctx.provider, ctx.model_id, ctx.thinking_level)
-
-    def session_stats(self) -> SessionStats:
-        """Message, tool call, token and cost counts over the current branch."""
-        return stats.session_stats(self.store, self.context_messages(), self.context_usage())
 
     def context_usage(self) -> ContextUsage | None:
         """Last valid assistant usage plus a chars/4 estimate of what came after it."""
@@ -416,17 +404,7 @@ class AgentSession:
         """Add a message to the active session now, or once the running turn has ended."""
         self.owned_messages.store(self.owned_messages.owner_here(), message)
 
-    # ------------------------------------------------------------------ direct bash
-
-    @property
-    def is_bash_running(self) -> bool:
-        return self.bash.is_running
-
     # ------------------------------------------------------------------ compaction
-
-    @property
-    def is_compacting(self) -> bool:
-        return self.compaction.is_compacting
 
     async def compact(self) -> CompactionOutcome:
         """Manual compaction (RPC `compact`, TUI `/compact`). Raises CompactionFailed with a clear message."""
@@ -496,14 +474,6 @@ class AgentSession:
         return QueueSnapshot(steering, follow)
 
     # ------------------------------------------------------------------ state
-
-    def last_assistant_text(self) -> str | None:
-        for message in reversed(self.context_messages()):
-            if isinstance(message, AssistantMessage) and message.stop_reason != "error":
-                text = message.text()
-                if text or message.content:
-                    return text
-        return None
 
     async def shutdown(self) -> None:
         await self.abort(continue_queue=False)
