@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from atomic.core.engine.session import PromptRejected
+from atomic.core.engine.session_stats import last_assistant_text
 from atomic.core.messages import AssistantMessage, ToolResultMessage, UserMessage
 from tests.support import wait_for
 
@@ -36,7 +37,7 @@ async def test_plain_reply_event_order(make_session) -> None:
     assert start["stopReason"] == "pending"
     end = rec.of("message_end")[-1]["message"]
     assert end["stopReason"] == "stop" and end["content"][0]["text"] == "Hello there, friend"
-    assert session.last_assistant_text() == "Hello there, friend"
+    assert last_assistant_text(session.context_messages()) == "Hello there, friend"
     # The provider was sent the system prompt and the user message.
     request = provider.requests[0]
     assert "Atomic" in request.system_prompt
@@ -185,7 +186,7 @@ async def test_transient_errors_retry_with_events(make_session) -> None:
     assert [(s["attempt"], s["delayMs"]) for s in starts] == [(1, 10), (2, 20)]
     assert starts[0]["errorMessage"] == "529 overloaded" and starts[0]["maxAttempts"] == 3
     assert rec.of("auto_retry_end") == [{"type": "auto_retry_end", "success": True, "attempt": 2}]
-    assert session.last_assistant_text() == "finally"
+    assert last_assistant_text(session.context_messages()) == "finally"
     # The failed attempts stay in the session file but are not sent to the model again.
     assert all(
         not (isinstance(m, AssistantMessage) and m.stop_reason == "error") for m in provider.requests[-1].messages
@@ -255,7 +256,7 @@ async def test_abort_continues_messages_that_stay_queued(make_session) -> None:
     await session.abort()
     assert rec.of("message_end")[-1]["message"]["stopReason"] == "aborted"
     await wait_for(lambda: rec.types().count("agent_end") == 2)
-    assert session.last_assistant_text() == "handled the steer"
+    assert last_assistant_text(session.context_messages()) == "handled the steer"
     assert provider.requests[-1].messages[-1].content == "then this"
 
 

@@ -13,6 +13,7 @@ import pytest
 from atomic.core.contract import Engine
 from atomic.core.engine.factory import create_session
 from atomic.core.engine.options import SessionOptions
+from atomic.core.engine.session_stats import last_assistant_text
 from atomic.core.messages import AssistantMessage, UserMessage
 from atomic.core.providers.scripted import ScriptedProvider
 from atomic.core.session import context as context_module
@@ -198,6 +199,6 @@ async def test_a_stored_message_that_does_not_validate_never_breaks_the_session(
         await session.wait_idle()
         sent = provider.requests[-1].messages
         assert not any(isinstance(m, AssistantMessage) and m.stop_reason == "error" for m in sent)
-        assert session.last_assistant_text() == "You said: still works"
+        assert last_assistant_text(session.context_messages()) == "You said: still works"
     finally:
         await session.shutdown()

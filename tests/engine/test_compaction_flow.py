@@ -9,8 +9,10 @@ import pytest
 from atomic.core.engine.compaction_runner import CompactionFailed
 from atomic.core.engine.factory import create_session
 from atomic.core.engine.options import SessionOptions
+from atomic.core.engine.session_stats import last_assistant_text
 from atomic.core.messages import CompactionSummaryMessage, UserMessage
 from atomic.core.providers.scripted import ScriptedProvider
+from tests.engine.test_session_stats import branch_stats
 
 LONG = "\n".join(f"detail line {i}" for i in range(30))
 
@@ -45,7 +47,7 @@ async def test_manual_compact_persists_entry_backup_and_rebuilds_context(make_se
     messages = session.context_messages()
     assert isinstance(messages[0], CompactionSummaryMessage)
     assert [m.role for m in messages[1:]] == ["user", "assistant"]
-    assert session.session_stats().context_usage.tokens is None
+    assert branch_stats(session).context_usage.tokens is None
     entry = [e for e in session.store.entries_since(None) if e["type"] == "compaction"][0]
     assert entry["details"]["strategy"] == "verbatim-lines"
     # Next prompt sends the compacted text as a user message, then continues normally.
@@ -53,7 +55,7 @@ async def test_manual_compact_persists_entry_backup_and_rebuilds_context(make_se
     await session.wait_idle()
     first = provider.requests[-1].messages[0]
     assert isinstance(first, UserMessage) and "(filtered 19 lines)" in first.content
-    assert session.session_stats().context_usage.tokens is not None
+    assert branch_stats(session).context_usage.tokens is not None
 
 
 async def test_reopened_compacted_session_keeps_compacted_context(make_session, workdir: Path) -> None:
@@ -94,7 +96,7 @@ async def test_overflow_compacts_and_retries_once(make_session) -> None:
     assert rec.of("compaction_start")[-1]["reason"] == "overflow"
     end = rec.of("compaction_end")[-1]
     assert end["willRetry"] is True and end["result"] is not None
-    assert session.last_assistant_text() == "recovered"
+    assert last_assistant_text(session.context_messages()) == "recovered"
 
 
 async def test_second_overflow_is_unresolved(make_session) -> None:
@@ -137,12 +139,12 @@ async def test_abort_cancels_a_running_compaction(make_session) -> None:
     session, _p, rec = await make_session(script)
     await _history(session)
     task = asyncio.ensure_future(session.compact())
-    while not session.is_compacting:
+    while not session.compaction.is_compacting:
         await asyncio.sleep(0.01)
     await session.abort()
     with pytest.raises(CompactionFailed, match="aborted"):
         await task
     end = rec.of("compaction_end")[-1]
     assert end["aborted"] is True and end["result"] is None
-    assert not session.is_compacting
+    assert not session.compaction.is_compacting
     assert not any(e["type"] == "compaction" for e in session.store.entries_since(None))

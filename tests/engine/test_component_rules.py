@@ -44,4 +44,4 @@ def test_agent_session_has_no_bases_and_declares_every_attribute_in_init() -> No
     later = {name for m in methods if m.name != "__init__" for name in _self_assignments(m)}
     assert later - declared == set()
     # The components are there, each built once in __init__.
-    assert {"files", "models", "toolset", "compaction", "bash", "owned_messages"} <= declared
+    assert {"files", "models", "toolset", "compaction", "bash", "owned_messages", "permission_modes"} <= declared

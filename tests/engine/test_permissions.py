@@ -128,11 +128,11 @@ async def test_mode_comes_from_flag_then_setting_then_frontend_default(make_sess
 
 async def test_switching_mode_emits_and_persists_on_request(make_session, agent_dir: Path) -> None:
     session, _p, rec = await make_session([])
-    session.set_permission_mode("accept-edits", persist=True)
+    session.permission_modes.set_mode("accept-edits", persist=True)
     assert rec.of("permission_mode_changed") == [{"type": "permission_mode_changed", "mode": "accept-edits"}]
     assert '"permissionMode": "accept-edits"' in (agent_dir / "settings.json").read_text()
     with pytest.raises(ValueError, match="Unknown permission mode"):
-        session.set_permission_mode("sometimes")
+        session.permission_modes.set_mode("sometimes")
 
 
 async def test_a_no_with_a_reason_tells_the_model_why(make_session, workdir: Path) -> None:

@@ -33,9 +33,6 @@ class FakeHost:
     def restore_model_from_session(self) -> None:
         self.calls.append("restore")
 
-    def restore_queue(self) -> None:
-        self.calls.append("queue")
-
 
 def make(tmp_path: Path) -> tuple[SessionFiles, FakeHost, list[str]]:
     session_dir = tmp_path / "sessions"
@@ -43,7 +40,8 @@ def make(tmp_path: Path) -> tuple[SessionFiles, FakeHost, list[str]]:
     host = FakeHost()
     store = SessionStore.create(session_dir, tmp_path)
     files = SessionFiles(
-        host, cwd=tmp_path, session_dir=session_dir, store=store, record_model=lambda: host.calls.append("record")
+        host, cwd=tmp_path, session_dir=session_dir, store=store, record_model=lambda: host.calls.append("record"),
+        restore_queue=lambda: host.calls.append("queue"),
     )
     ids = []
     for i in range(2):

@@ -9,9 +9,14 @@ from atomic.core.engine import session_stats as stats_module
 from atomic.core.records import SessionStats
 
 
+def branch_stats(session: Any) -> SessionStats:
+    """What the engine's `session_stats()` answers for this session."""
+    return stats_module.session_stats(session.store, session.context_messages(), session.context_usage())
+
+
 def fresh_stats(session: Any) -> SessionStats:
     stats_module._TOTALS.clear()
-    return session.session_stats()
+    return branch_stats(session)
 
 
 async def test_incremental_stats_match_a_full_count_on_every_branch(make_session: Any) -> None:
@@ -24,18 +29,18 @@ async def test_incremental_stats_match_a_full_count_on_every_branch(make_session
     for prompt in ("one", "two", "three"):
         await session.prompt(prompt)
         await session.wait_idle()
-        seen.append(session.session_stats())  # incremental
+        seen.append(branch_stats(session))  # incremental
         assert seen[-1] == fresh_stats(session)
     assert [s.user_messages for s in seen] == [1, 2, 3]
     first_user = next(r.id for r in session.store.path_to() if r.type == "message" and r.data["message"]["role"] == "user")
-    session.session_stats()  # remembered at the newest leaf
+    branch_stats(session)  # remembered at the newest leaf
     await session.files.navigate_to(first_user)
-    on_the_old_branch = session.session_stats()
+    on_the_old_branch = branch_stats(session)
     assert on_the_old_branch == fresh_stats(session)
     await session.prompt("four")
     await session.wait_idle()
     await session.prompt("five")
     await session.wait_idle()
-    incremental = session.session_stats()
+    incremental = branch_stats(session)
     assert incremental == fresh_stats(session)
     assert incremental.tool_calls == 1 and incremental.tool_results == 1

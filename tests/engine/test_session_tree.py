@@ -67,7 +67,7 @@ async def test_reopen_restores_messages_model_and_level(make_session, workdir: P
         SessionOptions(cwd=workdir, session=str(path), scripted=ScriptedProvider([]))
     )
     assert [m.role for m in reopened.context_messages()] == ["user", "assistant"]
-    assert reopened.thinking_level == "high"
+    assert reopened.models.thinking_level == "high"
     assert reopened.store.name() == "my work"
 
 

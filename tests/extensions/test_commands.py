@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from atomic.core.engine.session import PromptRejected
+from atomic.core.engine.session_stats import last_assistant_text
 from atomic.core.messages import CustomMessage, UserMessage
 from tests.support import Recorder, module_of, wait_for, write_extension
 
@@ -113,7 +114,7 @@ async def test_send_message_records_a_custom_message_and_can_trigger_a_turn(make
 
     await session.prompt("/note go")
     await session.wait_idle()
-    assert session.last_assistant_text() == "noted"
+    assert last_assistant_text(session.context_messages()) == "noted"
     sent = provider.requests[0].messages
     assert [m.content[0].text for m in sent if isinstance(m, UserMessage)] == ["Note: quiet", "Note: go"]
     # Both are in the session file and come back on reload.
@@ -134,7 +135,7 @@ async def test_send_user_message_runs_when_idle_and_queues_while_streaming(make_
     await session.wait_idle()
     users = [m.content for m in session.context_messages() if isinstance(m, UserMessage)]
     assert users == ["first question", "second question"]
-    assert session.last_assistant_text() == "answer two"
+    assert last_assistant_text(session.context_messages()) == "answer two"
 
 
 async def test_append_entry_and_session_name(make_session, ext_dir: Path) -> None:
@@ -171,6 +172,6 @@ async def test_thinking_level_model_and_labels(make_session, ext_dir: Path) -> N
     await session.wait_idle()
     leaf = session.store.leaf_id
     await session.prompt("/level high")
-    assert api.thinking_level == "high" == session.thinking_level
+    assert api.thinking_level == "high" == session.models.thinking_level
     await session.prompt(f"/mark {leaf}")
     assert session.store.labels()[leaf][0] == "checkpoint"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from atomic.core.engine.session_stats import last_assistant_text
 from atomic.core.messages import ToolResultMessage, UserMessage
 from tests.support import Recorder, module_of, write_extension
 
@@ -178,4 +179,4 @@ async def test_a_raising_handler_is_reported_and_the_agent_still_answers(make_se
     assert all(e["error"] == "ValueError: handler exploded" for e in errors)
     [result] = [m for m in session.context_messages() if isinstance(m, ToolResultMessage)]
     assert result.content[0].text.strip() == "fine"
-    assert session.last_assistant_text() == "all good"
+    assert last_assistant_text(session.context_messages()) == "all good"

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from atomic.core.engine.factory import create_session
 from atomic.core.engine.options import SessionOptions
+from atomic.core.engine.session_stats import last_assistant_text
 from atomic.core.extensions.loader import load_extension
 from atomic.core.extensions.runtime import ExtensionRuntime
 from atomic.core.providers.scripted import ScriptedProvider
@@ -104,14 +105,14 @@ async def test_failing_extensions_are_reported_and_the_rest_load(make_session, e
     assert "fine" in command_names(session)
     await session.prompt("hello")
     await session.wait_idle()
-    assert session.last_assistant_text() == "still here"
+    assert last_assistant_text(session.context_messages()) == "still here"
 
 
 async def test_load_errors_are_extension_error_events(make_session, ext_dir: Path) -> None:
     session, _, _ = await make_session()
     assert session.extensions is None  # nothing to load: no runtime was built
     runtime = ExtensionRuntime(session)
-    session.attach_extensions(runtime)
+    session.extensions = runtime
     rec = Recorder(session)
     bad = write_extension(ext_dir, "bad.py", BROKEN_ACTIVATE)
     assert await load_extension(runtime, bad.resolve()) is False

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from atomic.core.engine.session_stats import last_assistant_text
 from atomic.core.messages import ToolResultMessage
 from tests.support import Recorder, module_of, write_extension
 
@@ -49,7 +50,7 @@ async def test_model_calls_an_extension_tool(make_session, ext_dir: Path, workdi
     [result] = tool_results(session)
     assert result.tool_name == "weather" and not result.is_error
     assert result.content[0].text == "Sunny in Oslo" and result.details == {"celsius": 21}
-    assert session.last_assistant_text() == "It is sunny."
+    assert last_assistant_text(session.context_messages()) == "It is sunny."
     # The provider saw the tool's schema in the request.
     specs = {spec.name: spec for spec in provider.requests[0].tools}
     assert specs["weather"].parameters["required"] == ["city"]
@@ -121,7 +122,7 @@ async def test_a_raising_tool_is_an_error_result_and_an_extension_error(make_ses
         "event": "tool:lookup",
         "error": "RuntimeError: database is down",
     }
-    assert session.last_assistant_text() == "sorry"
+    assert last_assistant_text(session.context_messages()) == "sorry"
 
 
 OVERRIDE_READ = """

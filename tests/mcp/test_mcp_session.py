@@ -8,6 +8,7 @@ from pathlib import Path
 
 from atomic.core.engine.factory import create_session
 from atomic.core.engine.options import SessionOptions
+from atomic.core.engine.session_stats import last_assistant_text
 from atomic.core.messages import ToolResultMessage
 from atomic.core.providers.scripted import ScriptedProvider
 
@@ -160,7 +161,7 @@ async def test_a_missing_sdk_is_reported_clearly(tmp_path: Path, agent_dir: Path
         assert any("atomic-agent[mcp]" in n for n in session.mcp.pending_notices())
         await session.prompt("hi")
         await session.wait_idle()
-        assert session.last_assistant_text() == "ok"
+        assert last_assistant_text(session.context_messages()) == "ok"
     finally:
         await session.shutdown()
 

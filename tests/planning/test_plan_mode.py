@@ -93,7 +93,7 @@ async def test_exit_plan_is_offered_only_while_planning(make_session: Any) -> No
     await session.wait_idle()
     assert "exit_plan" in {t.name for t in provider.requests[0].tools}
     assert "You are in plan mode" in provider.requests[0].system_prompt
-    session.set_permission_mode("ask")
+    session.permission_modes.set_mode("ask")
     await session.prompt("two")
     await session.wait_idle()
     assert "exit_plan" not in {t.name for t in provider.requests[1].tools}
@@ -109,8 +109,8 @@ PLAN = "## Plan\n1. Change parse()\n2. Run the tests"
 )
 async def test_exit_plan_asks_and_switches_the_mode(make_session: Any, answer: Any, mode_after: str, approved: bool) -> None:
     session, _provider, recorder = await make_session([call("exit_plan", "p1", plan=PLAN), {"text": "next"}])
-    session.set_permission_mode("ask")
-    session.set_permission_mode("plan")
+    session.permission_modes.set_mode("ask")
+    session.permission_modes.set_mode("plan")
     approver = ScriptedApprover(answer)
     session.permissions.approver = approver
     await session.prompt("plan the fix")
@@ -139,6 +139,6 @@ async def test_planning_commands_run_in_a_read_only_sandbox(make_session: Any, w
     planning = tool_context(session, lambda _out: None).sandbox
     # (The test folders live in the temp folder, which even read-only leaves writable: the mode is the check.)
     assert planning is not None and planning.policy.mode == "read-only"
-    session.set_permission_mode("ask")
+    session.permission_modes.set_mode("ask")
     working = tool_context(session, lambda _out: None).sandbox
     assert working is not None and working.policy.mode == "workspace-write"

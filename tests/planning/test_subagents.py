@@ -9,10 +9,12 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+from atomic.core.engine.session_stats import last_assistant_text
 from atomic.core.messages import ToolResultMessage
 from atomic.core.providers import base as pb
 from atomic.core.providers.scripted import ScriptedProvider
 from tests.engine.test_permissions import ScriptedApprover
+from tests.engine.test_session_stats import branch_stats
 
 
 def task_call(call_id: str, prompt: str, agent: str | None = None, description: str = "look around") -> dict[str, Any]:
@@ -84,7 +86,7 @@ async def test_children_count_in_the_session_stats(make_session: Any) -> None:
     session, _provider, _recorder = await make_session(script)
     await session.prompt("go")
     await session.wait_idle()
-    stats = session.session_stats()
+    stats = branch_stats(session)
     assert stats.tokens.input >= 1030 and stats.tokens.output >= 310
 
 
@@ -141,7 +143,7 @@ async def test_a_failing_child_is_a_tool_error(make_session: Any) -> None:
     [result] = results(session)
     assert result.is_error and "Subagent general failed" in result.content[0].text
     assert "upstream exploded" in result.content[0].text
-    assert session.last_assistant_text() == "it failed"
+    assert last_assistant_text(session.context_messages()) == "it failed"
 
 
 async def test_an_unknown_agent_is_refused_with_the_list(make_session: Any) -> None:

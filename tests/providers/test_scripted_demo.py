@@ -6,6 +6,7 @@ from pathlib import Path
 
 from atomic.core.engine.factory import create_session
 from atomic.core.engine.options import SessionOptions
+from atomic.core.engine.session_stats import last_assistant_text
 from atomic.core.messages import ToolResultMessage
 from atomic.core.providers.scripted import ScriptedProvider
 from atomic.core.providers.scripted_demo import LIST_COMMAND, choose_file
@@ -16,7 +17,7 @@ async def demo_turn(cwd: Path, text: str = "hello") -> tuple[list[ToolResultMess
     await session.prompt(text)
     await session.wait_idle()
     results = [m for m in session.context_messages() if isinstance(m, ToolResultMessage)]
-    answer = session.last_assistant_text() or ""
+    answer = last_assistant_text(session.context_messages()) or ""
     await session.shutdown()
     return results, answer
 
@@ -57,7 +58,7 @@ async def test_a_given_script_still_echoes_when_it_runs_out(tmp_path: Path) -> N
     session = await create_session(SessionOptions(cwd=tmp_path, scripted=ScriptedProvider([]), no_session=True))
     await session.prompt("ping")
     await session.wait_idle()
-    assert session.last_assistant_text() == "You said: ping"
+    assert last_assistant_text(session.context_messages()) == "You said: ping"
     await session.shutdown()
 
 

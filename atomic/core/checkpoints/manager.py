@@ -103,7 +103,7 @@ class Checkpoints:
 
             host = self._host
             store = CheckpointStore.for_project(host.agent_dir, host.cwd)
-            keep_out = tuple(str(p) for p in (host.agent_dir, host.session_dir) if p is not None)
+            keep_out = tuple(str(p) for p in (host.agent_dir, host.files.session_dir) if p is not None)
             self._snapshotter = Snapshotter(str(host.cwd), store, settings.max_file_bytes, keep_out)
         self._snapshotter.max_file_bytes = settings.max_file_bytes
         return self._snapshotter
@@ -291,9 +291,9 @@ class Checkpoints:
         host = self._host
         if host.is_streaming:
             raise CheckpointError("Cannot restore files while the agent is running: abort first")
-        if host.is_compacting:
+        if host.compaction.is_compacting:
             raise CheckpointError("Cannot restore files while compacting: abort first")
-        if host.is_bash_running:
+        if host.bash.is_running:
             raise CheckpointError("Cannot restore files while a bash command runs: abort first")
         if self._restoring:
             raise CheckpointError("Another restore is in progress")

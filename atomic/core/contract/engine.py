@@ -193,7 +193,7 @@ class Engine:
 
     def last_assistant_text(self) -> str | None:
         """The text of the last assistant answer that did not fail, None when there is none."""
-        return self._s.last_assistant_text()
+        return stats.last_assistant_text(self._s.context_messages())
 
     # ------------------------------------------------------------------ queue
 
@@ -236,7 +236,7 @@ class Engine:
             model=s.model,
             thinking_level=s.models.thinking_level,
             is_streaming=s.is_streaming,
-            is_compacting=s.is_compacting,
+            is_compacting=s.compaction.is_compacting,
             steering_mode=s.steering.mode,
             follow_up_mode=s.follow_ups.mode,
             session_id=s.store.session_id,
@@ -255,7 +255,7 @@ class Engine:
 
     def session_stats(self) -> SessionStats:
         """Message, tool call, token and cost counts over the current branch."""
-        return self._s.session_stats()
+        return stats.session_stats(self._s.store, self._s.context_messages(), self._s.context_usage())
 
     def context_usage(self) -> ContextUsage | None:
         """How full the context window is; None without a model (or a model without a window)."""
@@ -425,7 +425,7 @@ class Engine:
 
     def set_permission_mode(self, mode: str, persist: bool = False) -> None:
         """Raises ValueError for an unknown mode."""
-        self._s.set_permission_mode(mode, persist=persist)
+        self._s.permission_modes.set_mode(mode, persist=persist)
 
     def permission_rules(self) -> list[ListedRule]:
         """The allow, ask and deny rules in force (user, trusted project, this session's "always")."""

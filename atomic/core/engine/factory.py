@@ -209,13 +209,13 @@ async def create_session(options: SessionOptions) -> AgentSession:
     session.reload_context()
     if resumed:
         session.restore_model_from_session()
-        session.restore_queue()
+        session.queue_journal.restore(session.store.records, session.queue_changed)
         if session.model is not None:
             # The resumed session's own model is used, not the saved default.
             session.models.clear_block()
     if session.model is not None:
         wanted = options.thinking or level
-        if wanted is None and not (resumed and session.thinking_level != "off"):
+        if wanted is None and not (resumed and session.models.thinking_level != "off"):
             wanted = session.models.saved_level_for(session.model) or settings.settings.default_thinking_level or "medium"
         if wanted is not None:
             session.models.start_level(wanted)

@@ -8,6 +8,7 @@ extensions and MCP servers.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol
 
@@ -30,13 +31,10 @@ class TrustHost(ExtensionHost, Protocol):
 
     @property
     def settings_manager(self) -> SettingsManager: ...
-    @property
-    def extensions(self) -> ExtensionRuntime | None: ...
-    @property
-    def mcp(self) -> McpManager | None: ...
 
-    def set_mcp(self, manager: McpManager | None) -> None: ...
-    def attach_extensions(self, runtime: ExtensionRuntime) -> None: ...
+    extensions: ExtensionRuntime | None
+    mcp: McpManager | None
+    mcp_notice_sink: Callable[[str], None] | None
 
 
 class ProjectTrust:
@@ -98,8 +96,19 @@ class ProjectTrust:
         from atomic.core.mcp.manager import create_mcp_manager
 
         manager = create_mcp_manager(config, host.cwd, host.agent_dir, host.settings_manager)
-        host.set_mcp(manager)
+        self._set_mcp(manager)
         manager.start()
+
+    def _set_mcp(self, manager: McpManager | None) -> None:
+        host = self._host
+        host.mcp = manager
+        if manager is not None:
+            from atomic.core.extensions.ui import ExtensionUI
+
+            # A server's questions use the same dialogs as extensions (TUI, RPC extension_ui_request).
+            manager.set_dialogs(ExtensionUI(host.extension_ui, "mcp"))
+            if host.mcp_notice_sink is not None:
+                manager.set_notice_sink(host.mcp_notice_sink)
 
     def _extension_runtime(self) -> ExtensionRuntime:
         """The session's extension runtime, built on first need: a start that finds no extension
@@ -108,7 +117,7 @@ class ProjectTrust:
         if host.extensions is None:
             from atomic.core.extensions.runtime import ExtensionRuntime
 
-            host.attach_extensions(ExtensionRuntime(host, flag_values=dict(self._options.extension_flags)))
+            host.extensions = ExtensionRuntime(host, flag_values=dict(self._options.extension_flags))
         assert host.extensions is not None
         return host.extensions
 
@@ -219,7 +228,7 @@ class ProjectTrust:
         if options.tools != []:
             if host.mcp is not None:
                 await host.mcp.shutdown()
-                host.set_mcp(None)
+                self._set_mcp(None)
             self.start_mcp()
         if decision.trusted and not options.no_extensions:
             await self._load_project_extensions()

@@ -63,8 +63,6 @@ class RunSource(Protocol):
     @property
     def model(self) -> Model | None: ...
     @property
-    def thinking_level(self) -> str: ...
-    @property
     def store(self) -> SessionStore: ...
     @property
     def settings(self) -> Settings: ...
@@ -114,7 +112,7 @@ async def build_request(session: RunSource, messages: list[Any]) -> StreamReques
         system_prompt=system_prompt,
         messages=messages,
         tools=[ToolSpec(name=t.name, description=t.description, parameters=t.parameters) for t in tools],
-        thinking_level=session.thinking_level,
+        thinking_level=session.models.thinking_level,
         api_key=api_key,
         headers=headers,
         timeout_s=timeout_ms / 1000 if timeout_ms else None,

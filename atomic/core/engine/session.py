@@ -1,6 +1,6 @@
 """AgentSession: the run of one session (prompting, the queues, abort, idle, state, event fan-out).
 
-It holds the components (session files, model selection, the toolset, compaction, bash,
+It holds the components (session files, model selection, the toolset, compaction, bash, permission modes,
 checkpoints, project trust) and builds each run's config; callers reach a component's own methods through it
 (`session.models.set_model`), never through a forwarding method here. Listeners get every engine
 event in order.
@@ -22,6 +22,7 @@ from atomic.core.engine.errors import PromptRejected
 from atomic.core.engine.model_selection import ModelSelection
 from atomic.core.engine.options import SessionOptions
 from atomic.core.engine.owned_messages import OwnedMessages
+from atomic.core.engine.permission_modes import PermissionModes
 from atomic.core.engine.plan_review import PlanReview
 from atomic.core.engine.project_trust import ProjectTrust
 from atomic.core.engine.run_config import run_config
@@ -32,7 +33,6 @@ from atomic.core.events import (
     AgentSettled,
     Event,
     ExtensionError,
-    PermissionModeChanged,
     QueueUpdate,
 )
 from atomic.core.extensions.hooks import HookBus, input_hooks
@@ -44,11 +44,11 @@ from atomic.core.messages import (
     UserMessage,
 )
 from atomic.core.model_types import Model
-from atomic.core.permissions import PermissionPolicy, parse_mode
+from atomic.core.permissions import PermissionPolicy
 from atomic.core.permissions.rule_files import rule_saver, settings_rules
 from atomic.core.sandbox.control import SandboxControl
 from atomic.core.session.context import ContextItem, SessionContext, build_context
-from atomic.core.session.queue_file import QueueJournal, now_ms, restore_queues
+from atomic.core.session.queue_file import QueueJournal, now_ms
 from atomic.core.session.store import SessionStore
 from atomic.core.settings import Settings, SettingsManager
 from atomic.core.tools.base import EditorFiles, EditorTerminal
@@ -59,7 +59,7 @@ if TYPE_CHECKING:
     from atomic.core.checkpoints.manager import Checkpoints
     from atomic.core.extensions.runtime import ExtensionRuntime
     from atomic.core.mcp.manager import McpManager
-    from atomic.core.records import CompactionOutcome, ContextUsage, QueueSnapshot, SessionStats
+    from atomic.core.records import CompactionOutcome, ContextUsage, QueueSnapshot
     from atomic.core.subagents.runner import SubagentRunner
     from atomic.core.trust import TrustDecision
 
@@ -99,7 +99,8 @@ class AgentSession:
         )
         # The session file in use and what changes it (new, switch, fork, tree, labels).
         self.files = SessionFiles(
-            self, cwd=cwd, session_dir=session_dir, store=store, record_model=self.models.record_current
+            self, cwd=cwd, session_dir=session_dir, store=store, record_model=self.models.record_current,
+            restore_queue=lambda: self.queue_journal.restore(self.store.records, self.queue_changed),
         )
         self.listeners: list[Listener] = []
         # Pending extension dialogs, statuses, widgets, title: owned here, presented by a frontend.
@@ -141,12 +142,11 @@ class AgentSession:
         )
         # The model's commands run in it (atomic/core/sandbox); the factory applies `--sandbox`.
         self.sandbox = SandboxControl(lambda: self.settings_manager.settings.sandbox, cwd)
-        # Plan mode: `exit_plan` is offered while planning; approving switches back to this mode.
+        self.permission_modes = PermissionModes(self.permissions, settings, self.emit)
+        # Plan mode: `exit_plan` is offered while planning; approving switches back to the mode before.
         self.exit_plan_tool = ExitPlanTool()
-        self.mode_before_plan = "ask"
-        self.plan_review = PlanReview(
-            self.permissions, lambda mode: self.set_permission_mode(mode), lambda: self.mode_before_plan
-        )
+        modes = self.permission_modes
+        self.plan_review = PlanReview(self.permissions, modes.set_mode, lambda: modes.before_plan)
         # Set by a frontend whose client edits files itself (ACP's fs methods).
         self.editor_files: EditorFiles | None = None
         self.editor_terminal: EditorTerminal | None = None
@@ -160,28 +160,13 @@ class AgentSession:
         # The project's files before each prompt's first change (atomic/core/checkpoints); built
         # on first use so that start-up does not import it.
         self._checkpoints: Checkpoints | None = None
-        # The loaded extensions (the factory installs them).
+        # The loaded extensions and the MCP servers (installed by ProjectTrust).
         self.extensions: ExtensionRuntime | None = None
-        # MCP servers (None when none is configured), and where their notices go (kept across trust changes).
+        # None when no server is configured; where their notices go is kept across trust changes.
         self.mcp: McpManager | None = None
         self.mcp_notice_sink: Callable[[str], None] | None = None
         # The project's trust decision and what it switches on and off (engine/project_trust.py).
         self.trust = ProjectTrust(self, options, trust)
-
-    # ------------------------------------------------------------------ what the factory installs
-
-    def attach_extensions(self, runtime: ExtensionRuntime) -> None:
-        self.extensions = runtime
-
-    def set_mcp(self, manager: McpManager | None) -> None:
-        self.mcp = manager
-        if manager is not None:
-            from atomic.core.extensions.ui import ExtensionUI
-
-            # A server's questions use the same dialogs as extensions (TUI, RPC extension_ui_request).
-            manager.set_dialogs(ExtensionUI(self.extension_ui, "mcp"))
-            if self.mcp_notice_sink is not None:
-                manager.set_notice_sink(self.mcp_notice_sink)
 
     # ------------------------------------------------------------------ events
 
@@ -223,10 +208,6 @@ class AgentSession:
     def model(self) -> Model | None:
         return self.models.model
 
-    @property
-    def thinking_level(self) -> str:
-        return self.models.thinking_level
-
     # ------------------------------------------------------------------ the session file
 
     @property
@@ -241,18 +222,10 @@ class AgentSession:
     def store(self) -> SessionStore:
         return self.files.store
 
-    @property
-    def session_dir(self) -> Path | None:
-        return self.files.session_dir
-
     def restore_model_from_session(self) -> None:
         """Apply the model and level recorded on the branch just loaded by `reload_context`."""
         ctx = self.loaded_context
         self.models.restore(ctx.provider, ctx.model_id, ctx.thinking_level)
-
-    def session_stats(self) -> SessionStats:
-        """Message, tool call, token and cost counts over the current branch."""
-        return stats.session_stats(self.store, self.context_messages(), self.context_usage())
 
     def context_usage(self) -> ContextUsage | None:
         """Last valid assistant usage plus a chars/4 estimate of what came after it."""
@@ -289,17 +262,6 @@ class AgentSession:
     def queue_changed(self) -> None:
         self.queue_journal.changed()
         self.emit(QueueUpdate(steering=self.steering.texts(), follow_up=self.follow_ups.texts()))
-
-    def restore_queue(self) -> None:
-        """Put back the messages that were queued in this session file and never stored."""
-        stored = (
-            r.data["message"] for r in self.store.records
-            if r.type == "message" and isinstance(r.data.get("message"), dict) and r.data["message"].get("role") == "user"
-        )
-        if restore_queues(self.store.path, stored, self.steering, self.follow_ups):
-            self.queue_changed()
-        else:
-            self.queue_journal.stored()  # a journal of messages already stored is removed
 
     # ------------------------------------------------------------------ prompting
 
@@ -442,17 +404,7 @@ class AgentSession:
         """Add a message to the active session now, or once the running turn has ended."""
         self.owned_messages.store(self.owned_messages.owner_here(), message)
 
-    # ------------------------------------------------------------------ direct bash
-
-    @property
-    def is_bash_running(self) -> bool:
-        return self.bash.is_running
-
     # ------------------------------------------------------------------ compaction
-
-    @property
-    def is_compacting(self) -> bool:
-        return self.compaction.is_compacting
 
     async def compact(self) -> CompactionOutcome:
         """Manual compaction (RPC `compact`, TUI `/compact`). Raises CompactionFailed with a clear message."""
@@ -521,25 +473,7 @@ class AgentSession:
             self.queue_changed()
         return QueueSnapshot(steering, follow)
 
-    def set_permission_mode(self, mode: str, persist: bool = False) -> None:
-        """Change who approves tool calls; "always" answers given so far stay remembered."""
-        parsed = parse_mode(mode)
-        if parsed == "plan" and self.permissions.mode != "plan":
-            self.mode_before_plan = self.permissions.mode
-        self.permissions.mode = parsed
-        if persist:
-            self.settings_manager.update({"permissionMode": mode})
-        self.emit(PermissionModeChanged(mode=mode))
-
     # ------------------------------------------------------------------ state
-
-    def last_assistant_text(self) -> str | None:
-        for message in reversed(self.context_messages()):
-            if isinstance(message, AssistantMessage) and message.stop_reason != "error":
-                text = message.text()
-                if text or message.content:
-                    return text
-        return None
 
     async def shutdown(self) -> None:
         await self.abort(continue_queue=False)

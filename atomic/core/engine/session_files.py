@@ -32,7 +32,6 @@ class SessionFilesHost(Protocol):
     def emit(self, event: Event) -> None: ...
     def reload_context(self) -> None: ...
     def restore_model_from_session(self) -> None: ...
-    def restore_queue(self) -> None: ...
 
 
 class SessionFiles:
@@ -44,11 +43,14 @@ class SessionFiles:
         session_dir: Path | None,
         store: SessionStore,
         record_model: Callable[[], None],
+        restore_queue: Callable[[], None],
     ) -> None:
         self._host = host
         self._cwd = cwd
         # Writes the current model and level into a new file (model selection owns them).
         self._record_model = record_model
+        # Puts back what the new file's queue journal holds (session/queue_file.py).
+        self._restore_queue = restore_queue
         # None: sessions live in memory only (--no-session).
         self.session_dir = session_dir
         self.store = store
@@ -63,7 +65,7 @@ class SessionFiles:
         self.store = store
         host.reload_context()
         host.restore_model_from_session()
-        host.restore_queue()
+        self._restore_queue()
         host.emit(SessionChanged(reason=reason, session_file=str(store.path) if store.path else None))
         if host.hooks.has("session_start"):
             await host.hooks.emit(

@@ -148,3 +148,13 @@ def export_html(
         session_file=store.path,
     )
     return str(path)
+
+
+def last_assistant_text(messages: list[Any]) -> str | None:
+    """The text of the branch's last assistant message that is not an error (None: there is none)."""
+    for message in reversed(messages):
+        if isinstance(message, AssistantMessage) and message.stop_reason != "error":
+            text = message.text()
+            if text or message.content:
+                return text
+    return None

@@ -28,7 +28,7 @@ def _child_setup(session: AgentSession, agent: AgentDefinition) -> ChildSetup:
 
     model = session.model
     assert model is not None  # a prompt is running, so there is a model
-    level = session.thinking_level
+    level = session.models.thinking_level
     if agent.model:
         try:
             resolved = resolve_model(session.models.registry, agent.model)
@@ -75,7 +75,7 @@ def build_subagents(session: AgentSession, include_project: bool) -> SubagentRun
         setup_for=lambda agent: _child_setup(session, agent),
         emit=session.emit_to_listeners,
         cwd=session.cwd,
-        session_dir=lambda: session.session_dir,
+        session_dir=lambda: session.files.session_dir,
         parent_file=lambda: session.store.path,
         max_concurrent=lambda: session.settings.subagents.max_concurrent,
     )

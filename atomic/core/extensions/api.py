@@ -236,14 +236,14 @@ class ExtensionAPI:
 
     @property
     def thinking_level(self) -> str:
-        return self.session.thinking_level
+        return self.session.models.thinking_level
 
     def set_model(self, provider: str, model_id: str) -> Model:
         return self.session.models.set_model(provider, model_id)
 
     def set_thinking_level(self, level: str) -> str:
         self.session.models.set_thinking_level(level)
-        return self.session.thinking_level
+        return self.session.models.thinking_level
 
     def get_commands(self) -> list[dict[str, Any]]:
         """Extension commands, prompt templates and skills, as `get_commands` lists them."""

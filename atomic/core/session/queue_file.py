@@ -21,6 +21,7 @@ from typing import Any
 from atomic.core.agent.queues import MessageQueue, QueuedMessage
 from atomic.core.atomic_io import json_text
 from atomic.core.messages import ImageContent
+from atomic.core.session.entry_line import EntryRecord
 from atomic.core.session.file_writes import create_whole, fsync_folder
 from atomic.core.session.tree import message_text
 
@@ -64,6 +65,18 @@ class QueueJournal:
         """After a user message was stored: the messages it delivered leave the journal."""
         if [item for _, item in self._current()] != self._saved or self._saved_to != self._active_file():
             self.save()
+
+    def restore(self, records: Iterable[EntryRecord], announce: Callable[[], None]) -> None:
+        """Put back the messages queued in the active session file (whose `records` these are) and
+        never stored in it, then `announce` the queues; a journal of messages already stored is removed."""
+        stored = (
+            r.data["message"] for r in records
+            if r.type == "message" and isinstance(r.data.get("message"), dict) and r.data["message"].get("role") == "user"
+        )
+        if restore_queues(self._active_file(), stored, *self._queues()):
+            announce()
+        else:
+            self.stored()
 
     def save(self) -> None:
         """Write the queues as they are (or remove the journal when they are empty)."""
