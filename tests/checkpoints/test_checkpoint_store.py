@@ -144,6 +144,9 @@ def test_only_the_read_only_built_ins_skip_the_checkpoint() -> None:
         name = "read"
 
     assert may_change_files(ExtensionRead())
+    from atomic.core.mcp.tools import McpToolSearch  # loaded once MCP servers are configured
+
+    assert not may_change_files(McpToolSearch(list, lambda _names: None))
 
 
 def test_a_folder_with_too_many_files_gets_no_checkpoints(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

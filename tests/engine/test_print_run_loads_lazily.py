@@ -32,6 +32,8 @@ NOT_RUNNING = [
     "acp",
     "mcp",
     "atomic.core.mcp.manager",
+    "atomic.core.mcp.tools",
+    "atomic.core.mcp.connection",
     "atomic.core.export",
     "atomic.core.extensions.runtime",
     "importlib.metadata",

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sys
 from typing import TYPE_CHECKING
 
 from atomic.core.checkpoints import entries
@@ -46,7 +47,6 @@ def may_change_files(tool: Tool) -> bool:
     """Every tool may write except the built-in ones that never touch the project's files (an
     extension's replacement of `read` is not the built-in, so it counts as writing; `task` runs a
     subagent with writing tools, so it counts too)."""
-    from atomic.core.mcp.tools import McpToolSearch
     from atomic.core.tools.exit_plan import ExitPlanTool
     from atomic.core.tools.find import FindTool
     from atomic.core.tools.grep import GrepTool
@@ -55,7 +55,12 @@ def may_change_files(tool: Tool) -> bool:
     from atomic.core.tools.todo import TodoTool
     from atomic.core.tools.web_fetch import WebFetchTool
 
-    read_only = ReadTool | GrepTool | FindTool | LsTool | McpToolSearch | TodoTool | WebFetchTool | ExitPlanTool
+    read_only: tuple[type[Tool], ...] = (ReadTool, GrepTool, FindTool, LsTool, TodoTool, WebFetchTool, ExitPlanTool)
+    # The MCP tool search exists only once its module is loaded (a run with MCP servers): importing it
+    # here would load the whole MCP client into every run.
+    mcp_tools = sys.modules.get("atomic.core.mcp.tools")
+    if mcp_tools is not None:
+        read_only += (mcp_tools.McpToolSearch,)
     return not isinstance(tool, read_only)
 
 
