@@ -155,9 +155,16 @@ def test_agent_session_has_no_forwarding_methods() -> None:
     assert _forwarding_methods(CORE / "engine" / "session.py", "AgentSession") == set()
 
 
-def test_the_forwarding_finder_sees_forwards_and_only_forwards(tmp_path: Path) -> None:
+def write_sample(tmp_path: Path, source: str) -> Path:
+    """A module for a finder's own test."""
     sample = tmp_path / "sample.py"
-    sample.write_text(
+    sample.write_text(source, encoding="utf-8")
+    return sample
+
+
+def test_the_forwarding_finder_sees_forwards_and_only_forwards(tmp_path: Path) -> None:
+    sample = write_sample(
+        tmp_path,
         "class S:\n"
         "    def a(self, x, y=1):\n"
         "        'Doc.'\n"
@@ -174,7 +181,6 @@ def test_the_forwarding_finder_sees_forwards_and_only_forwards(tmp_path: Path) -
         "        return self.part.e\n"
         "    def f(self, x):\n"
         "        return self.g(x)\n",
-        encoding="utf-8",
     )
     assert _forwarding_methods(sample, "S") == {"a", "b"}
 
@@ -301,8 +307,8 @@ def test_no_session_or_engine_is_typed_any_in_the_frontends() -> None:
 
 
 def test_the_any_finder_sees_every_kind_of_annotation(tmp_path: Path) -> None:
-    sample = tmp_path / "sample.py"
-    sample.write_text(
+    sample = write_sample(
+        tmp_path,
         "from typing import Any, Optional\n"
         "def f(session: Any, engine: 'Any | None' = None, other: Any = 1) -> None: ...\n"
         "def get_session() -> Optional[Any]: ...\n"
@@ -310,7 +316,6 @@ def test_the_any_finder_sees_every_kind_of_annotation(tmp_path: Path) -> None:
         "    def __init__(self) -> None:\n"
         "        self.session: Any = None\n"
         "        self.sessions: list[Any] = []\n",
-        encoding="utf-8",
     )
     hits = {hit.split(": ", 1)[1] for hit in _any_typed_sessions(sample, "sample.py")}
     assert hits == {"f(session)", "f(engine)", "get_session() -> Any", "session"}
@@ -350,8 +355,8 @@ def test_no_callable_taking_any_in_the_tui_or_acp() -> None:
 
 
 def test_the_any_sink_finder_sees_each_spelling(tmp_path: Path) -> None:
-    sample = tmp_path / "sample.py"
-    sample.write_text(
+    sample = write_sample(
+        tmp_path,
         "import typing\n"
         "from collections.abc import Callable\n"
         "from typing import Any\n"
@@ -361,7 +366,6 @@ def test_the_any_sink_finder_sees_each_spelling(tmp_path: Path) -> None:
         "d: Callable[[int], None]\n"
         "e: Callable[[Any], int]\n"
         "f: Callable[[Any, Any], None]\n",
-        encoding="utf-8",
     )
     assert [int(hit.rsplit(":", 1)[1]) for hit in _any_sinks(sample, "sample.py")] == [4, 5, 6]
 

@@ -15,6 +15,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 PLANNER = [
     "atomic.core.compaction.compactor",
     "atomic.core.compaction.prompt",
@@ -63,11 +65,6 @@ def fresh_python(code: str) -> str:
     return result.stdout.strip()
 
 
-def test_a_print_run_answers_without_loading_the_compaction_planner(workdir: Path, agent_dir: Path) -> None:
-    report = run_fresh(workdir, agent_dir, PLANNER)
-    assert report == {"code": 0, "loaded": []}
-
-
 def test_the_compaction_package_still_hands_out_every_name() -> None:
     missing = fresh_python(
         "import sys, atomic.core.compaction as c\n"
@@ -80,13 +77,13 @@ def test_the_compaction_package_still_hands_out_every_name() -> None:
     fresh_python(f"import atomic.core.compaction as c\nfor n in {missing}: getattr(c, n)\n")
 
 
-def test_a_yolo_print_run_never_loads_the_shell_grammar(workdir: Path, agent_dir: Path) -> None:
-    report = run_fresh(workdir, agent_dir, GRAMMAR)
-    assert report == {"code": 0, "loaded": []}
-
-
-def test_a_print_run_loads_no_frontend_mcp_export_or_extension_module(workdir: Path, agent_dir: Path) -> None:
-    report = run_fresh(workdir, agent_dir, NOT_RUNNING)
+@pytest.mark.parametrize(
+    "watched",
+    [PLANNER, GRAMMAR, NOT_RUNNING],
+    ids=["compaction planner", "shell grammar in yolo", "frontends, MCP, export, extensions"],
+)
+def test_a_print_run_answers_without_loading(workdir: Path, agent_dir: Path, watched: list[str]) -> None:
+    report = run_fresh(workdir, agent_dir, watched)
     assert report == {"code": 0, "loaded": []}
 
 
